@@ -1,0 +1,127 @@
+//! The bit array behind every filter: 64-byte-aligned blocks of 8 x u64.
+//!
+//! All layouts store their bits here. Classic and partitioned filters see it
+//! as a flat `[u64]` (bit `i` is bit `i % 64` of word `i / 64`); blocked
+//! layouts see it as `[Block]`, one cache line each. The words beyond the
+//! layout's last bit are padding and stay zero, so counting ones over all
+//! words counts the filter's bits.
+//!
+//! # Why `unsafe` here
+//!
+//! Filters of hundreds of MiB must not be zero-filled twice (once by the
+//! kernel when it maps fresh pages, once by a memset), and an impossible size
+//! must be an `Err`, not an abort. `std::alloc::alloc_zeroed` gives both; Vec
+//! has no fallible zeroed constructor. The one unsafe block is below.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::Error;
+
+/// One cache line of bits.
+#[derive(Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C, align(64))]
+pub struct Block(pub [u64; 8]);
+
+impl Block {
+    /// Bits per block.
+    pub const BITS: u64 = 512;
+}
+
+/// 64-byte-aligned, zero-initialised bit storage.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct BitArray {
+    blocks: Vec<Block>,
+}
+
+/// Shows the size only: a filter's bits are never dumped.
+impl std::fmt::Debug for BitArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BitArray({} blocks)", self.blocks.len())
+    }
+}
+
+impl BitArray {
+    /// A zeroed array of at least `num_bits` bits (rounded up to whole
+    /// blocks). `name` is the parameter reported if allocation fails.
+    pub(crate) fn zeroed(num_bits: u64, name: &'static str) -> Result<Self, Error> {
+        let blocks = num_bits.div_ceil(Block::BITS);
+        let too_big = || Error::Allocation {
+            name,
+            bytes: u128::from(blocks) * 64,
+        };
+        let len = usize::try_from(blocks).map_err(|_| too_big())?;
+        if len == 0 {
+            return Ok(Self { blocks: Vec::new() });
+        }
+        let layout = std::alloc::Layout::array::<Block>(len).map_err(|_| too_big())?;
+        // SAFETY: `layout` has non-zero size (len > 0 and Block is 64 bytes).
+        // alloc_zeroed returns either null (handled) or a pointer to `len`
+        // zeroed Blocks allocated by the global allocator with exactly
+        // `Layout::array::<Block>(len)`, which is what Vec<Block> uses to
+        // deallocate a buffer of capacity `len`. All-zero bytes are a valid
+        // Block (it is `Zeroable`), so the `len` elements are initialised.
+        let blocks = unsafe {
+            let ptr = std::alloc::alloc_zeroed(layout).cast::<Block>();
+            if ptr.is_null() {
+                return Err(too_big());
+            }
+            Vec::from_raw_parts(ptr, len, len)
+        };
+        Ok(Self { blocks })
+    }
+
+    /// The storage as little-endian-numbered words.
+    #[inline]
+    pub(crate) fn words(&self) -> &[u64] {
+        bytemuck::cast_slice(&self.blocks)
+    }
+
+    /// The storage as mutable words.
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        bytemuck::cast_slice_mut(&mut self.blocks)
+    }
+
+    /// The number of set bits.
+    pub(crate) fn count_ones(&self) -> u64 {
+        self.words().iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Clears every bit.
+    pub(crate) fn clear(&mut self) {
+        self.blocks.fill(Block::zeroed());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_is_aligned_and_sized() {
+        for bits in [1u64, 64, 511, 512, 513, 100_000] {
+            let a = BitArray::zeroed(bits, "bits").unwrap();
+            assert_eq!(a.words().len() as u64, bits.div_ceil(512) * 8);
+            assert_eq!(a.words().as_ptr() as usize % 64, 0);
+            assert_eq!(a.count_ones(), 0);
+        }
+        assert!(BitArray::zeroed(0, "bits").unwrap().words().is_empty());
+    }
+
+    #[test]
+    fn impossible_size_is_an_error() {
+        let err = BitArray::zeroed(u64::MAX, "bits").unwrap_err();
+        assert!(err.to_string().contains("`bits`"), "{err}");
+    }
+
+    #[test]
+    fn count_and_clear() {
+        let mut a = BitArray::zeroed(1000, "bits").unwrap();
+        for i in [0usize, 63, 64, 511, 512, 999] {
+            a.words_mut()[i / 64] |= 1 << (i % 64);
+        }
+        assert_eq!(a.count_ones(), 6);
+        a.clear();
+        assert_eq!(a.count_ones(), 0);
+    }
+}

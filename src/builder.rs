@@ -1,0 +1,282 @@
+//! [`Builder`]: validated construction of filters.
+
+#![forbid(unsafe_code)]
+
+use crate::Error;
+use crate::filter::BloomFilter;
+use crate::geometry::Geometry;
+use crate::hash::DEFAULT_SEED;
+use crate::layout::Layout;
+use crate::params::{MAX_BITS, MAX_HASHES, check_fpr};
+use crate::scheme::Scheme;
+
+/// Builds a [`BloomFilter`] from either
+///
+/// * `expected_items(n)` and `fpr(p)`: the layout's own formula picks the
+///   smallest m (and, unless `hashes(k)` fixes it, the k) reaching p; or
+/// * `bits(m)` and `hashes(k)`: explicit geometry (`hashes` may be left out
+///   when `expected_items` is given: the optimal k for m/n is used).
+///
+/// Invalid or contradictory parameters give [`Error::InvalidParameter`]
+/// naming the parameter; nothing is clamped silently.
+///
+/// ```
+/// use lesshash::{BloomFilter, Layout, Scheme};
+///
+/// let filter = BloomFilter::builder()
+///     .expected_items(1_000_000)
+///     .fpr(0.01)
+///     .layout(Layout::Classic)
+///     .scheme(Scheme::DoubleHashing)
+///     .seed(7)
+///     .build()?;
+/// assert_eq!(filter.num_hashes(), 7);
+/// assert!((filter.num_bits() as f64 / 1e6 - 9.59).abs() < 0.05);
+///
+/// let err = BloomFilter::builder().expected_items(10).fpr(1.5).build().unwrap_err();
+/// assert!(err.to_string().contains("`fpr`"));
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct Builder {
+    items: Option<u64>,
+    fpr: Option<f64>,
+    bits: Option<u64>,
+    hashes: Option<u32>,
+    layout: Layout,
+    scheme: Scheme,
+    seed: u64,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self {
+            items: None,
+            fpr: None,
+            bits: None,
+            hashes: None,
+            layout: Layout::default(),
+            scheme: Scheme::default(),
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+impl Builder {
+    /// The number of distinct keys the filter is sized for (0 builds a valid
+    /// minimal filter).
+    pub fn expected_items(mut self, n: u64) -> Self {
+        self.items = Some(n);
+        self
+    }
+
+    /// The target false-positive rate, strictly between 0 and 1.
+    pub fn fpr(mut self, p: f64) -> Self {
+        self.fpr = Some(p);
+        self
+    }
+
+    /// The number of bits m (explicit geometry). For the partitioned layout
+    /// m is rounded down to a multiple of k; `num_bits()` reports the bits in
+    /// use.
+    pub fn bits(mut self, m: u64) -> Self {
+        self.bits = Some(m);
+        self
+    }
+
+    /// The number of probes k per key, 1 to [`MAX_HASHES`].
+    pub fn hashes(mut self, k: u32) -> Self {
+        self.hashes = Some(k);
+        self
+    }
+
+    /// The layout (default [`Layout::Classic`]).
+    pub fn layout(mut self, layout: Layout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// The index scheme (default enhanced double hashing, `f(i) = i^3`).
+    pub fn scheme(mut self, scheme: Scheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// The hash seed (default [`DEFAULT_SEED`]). Filters to be combined must
+    /// share it.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Validates the parameters, sizes and allocates the filter.
+    pub fn build(self) -> Result<BloomFilter, Error> {
+        let (m, k) = self.geometry()?;
+        BloomFilter::from_geometry(Geometry::new(self.layout, self.scheme, self.seed, m, k))
+    }
+
+    /// The `(bits, hashes)` the parameters call for, without allocating.
+    pub fn geometry(&self) -> Result<(u64, u32), Error> {
+        if let Some(k) = self.hashes {
+            if k == 0 || k > MAX_HASHES {
+                return Err(Error::invalid(
+                    "hashes",
+                    format!("must be between 1 and {MAX_HASHES}, got {k}"),
+                ));
+            }
+        }
+        let (m, k) = match (self.bits, self.fpr) {
+            (Some(_), Some(_)) => {
+                return Err(Error::invalid(
+                    "fpr",
+                    "conflicts with `bits`: give either (expected_items, fpr) or (bits, hashes)",
+                ));
+            }
+            (Some(m), None) => {
+                if m == 0 || m > MAX_BITS {
+                    return Err(Error::invalid(
+                        "bits",
+                        format!("must be between 1 and {MAX_BITS}, got {m}"),
+                    ));
+                }
+                let k = match (self.hashes, self.items) {
+                    (Some(k), _) => k,
+                    (None, Some(n)) => self.layout.optimal_hashes(m, n),
+                    (None, None) => {
+                        return Err(Error::invalid(
+                            "hashes",
+                            "required with `bits` unless `expected_items` is given",
+                        ));
+                    }
+                };
+                (m, k)
+            }
+            (None, Some(p)) => {
+                let p = check_fpr(p)?;
+                let n = self
+                    .items
+                    .ok_or_else(|| Error::invalid("expected_items", "required with `fpr`"))?;
+                self.layout.size_for(n, p, self.hashes)?
+            }
+            (None, None) => {
+                return Err(Error::invalid(
+                    "fpr",
+                    "missing: give (expected_items, fpr) or (bits, hashes)",
+                ));
+            }
+        };
+        match self.layout {
+            Layout::Partitioned => {
+                let part = m / u64::from(k);
+                if part == 0 {
+                    return Err(Error::invalid(
+                        "bits",
+                        format!("the partitioned layout needs at least k = {k} bits, got {m}"),
+                    ));
+                }
+                Ok((part * u64::from(k), k))
+            }
+            Layout::Classic => Ok((m, k)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(b: Builder) -> String {
+        b.build().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn each_invalid_parameter_names_itself() {
+        let b = || BloomFilter::builder();
+        for (builder, name) in [
+            (b().expected_items(10).fpr(0.0), "`fpr`"),
+            (b().expected_items(10).fpr(1.0), "`fpr`"),
+            (b().expected_items(10).fpr(f64::NAN), "`fpr`"),
+            (b().expected_items(10).fpr(-1.0), "`fpr`"),
+            (b().fpr(0.01), "`expected_items`"),
+            (b(), "`fpr`"),
+            (b().bits(0).hashes(3), "`bits`"),
+            (b().bits(MAX_BITS + 1).hashes(3), "`bits`"),
+            (b().bits(100), "`hashes`"),
+            (b().bits(100).hashes(0), "`hashes`"),
+            (b().bits(100).hashes(MAX_HASHES + 1), "`hashes`"),
+            (b().bits(100).hashes(3).fpr(0.1), "`fpr`"),
+            (b().layout(Layout::Partitioned).bits(3).hashes(4), "`bits`"),
+            (b().expected_items(u64::MAX).fpr(1e-12), "`fpr`"),
+        ] {
+            let msg = err(builder);
+            assert!(msg.contains(name), "expected {name} in: {msg}");
+        }
+    }
+
+    #[test]
+    fn classic_one_percent_is_9_59_bits_per_key() {
+        let (m, k) = BloomFilter::builder()
+            .expected_items(1_000_000)
+            .fpr(0.01)
+            .geometry()
+            .unwrap();
+        assert_eq!(k, 7);
+        let c = m as f64 / 1e6;
+        assert!((c - 9.59).abs() < 0.05, "{c}");
+    }
+
+    #[test]
+    fn sizing_meets_the_target_by_the_layouts_own_formula() {
+        for layout in Layout::ALL {
+            for n in [0u64, 1, 2, 10, 1000, 1_000_000, 1_000_000_000] {
+                for p in [0.5, 0.1, 0.01, 1e-3, 1e-6, 1e-12] {
+                    let (m, k) = BloomFilter::builder()
+                        .layout(layout)
+                        .expected_items(n)
+                        .fpr(p)
+                        .geometry()
+                        .unwrap();
+                    let fpr = layout.fpr(m, n, k);
+                    assert!(fpr <= p, "{layout:?} n={n} p={p}: m={m} k={k} gives {fpr}");
+                    if n > 100 && p >= 1e-6 {
+                        // Not oversized either: within 2% of the bits needed.
+                        let smaller = layout.fpr(m * 98 / 100, n, k);
+                        assert!(smaller > p, "{layout:?} n={n} p={p}: oversized");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn n_zero_builds_a_minimal_filter() {
+        for layout in Layout::ALL {
+            let f = BloomFilter::builder()
+                .layout(layout)
+                .expected_items(0)
+                .fpr(0.01)
+                .build()
+                .unwrap();
+            assert!(f.num_bits() >= 1 && f.num_bits() <= 64 * u64::from(f.num_hashes()));
+            assert!(!f.contains("anything"));
+        }
+    }
+
+    #[test]
+    fn fixed_k_is_kept() {
+        let (_, k) = BloomFilter::builder()
+            .expected_items(1000)
+            .fpr(0.01)
+            .hashes(3)
+            .geometry()
+            .unwrap();
+        assert_eq!(k, 3);
+        let (m, k) = BloomFilter::builder()
+            .expected_items(1000)
+            .bits(16_000)
+            .geometry()
+            .unwrap();
+        assert_eq!((m, k), (16_000, 11));
+    }
+}

@@ -1,0 +1,383 @@
+//! [`BloomFilter`]: the filter type, for every layout and scheme.
+
+#![forbid(unsafe_code)]
+
+use crate::Error;
+use crate::bits::BitArray;
+use crate::builder::Builder;
+use crate::geometry::Geometry;
+use crate::hash::Key;
+use crate::layout::{Layout, classic, partitioned};
+use crate::scheme::Scheme;
+
+/// A Bloom filter: a set that answers "possibly in the set" or "certainly
+/// not in the set".
+///
+/// Built with [`BloomFilter::builder`]; the layout and the index scheme are
+/// chosen at build time and fixed for the filter's life. Inserted keys are
+/// always found (no false negatives on any path); keys never inserted are
+/// found with the false-positive rate the filter was sized for.
+///
+/// ```
+/// use lesshash::BloomFilter;
+///
+/// let mut filter = BloomFilter::builder().expected_items(1000).fpr(0.01).build()?;
+/// filter.insert("apple");
+/// filter.insert(&42u64);
+/// assert!(filter.contains("apple"));
+/// assert!(filter.contains(&42u64));
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct BloomFilter {
+    geometry: Geometry,
+    bits: BitArray,
+    insert_calls: u64,
+}
+
+impl BloomFilter {
+    /// A [`Builder`] with the defaults (classic layout, enhanced double
+    /// hashing, the default seed).
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// A classic filter for `expected_items` keys at false-positive rate
+    /// `fpr`, with the default scheme and seed.
+    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Builder::default()
+            .expected_items(expected_items)
+            .fpr(fpr)
+            .build()
+    }
+
+    /// Allocates a filter of validated geometry.
+    pub(crate) fn from_geometry(geometry: Geometry) -> Result<Self, Error> {
+        Ok(Self {
+            bits: BitArray::zeroed(geometry.num_bits, "bits")?,
+            geometry,
+            insert_calls: 0,
+        })
+    }
+
+    /// The filter's parameters.
+    #[allow(dead_code)] // used by the format and set operations
+    pub(crate) fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// The bits as words (including zero padding up to a whole block).
+    #[allow(dead_code)] // used by the format and set operations
+    pub(crate) fn words(&self) -> &[u64] {
+        self.bits.words()
+    }
+
+    /// The bits as mutable words. Callers keep the padding zero.
+    #[allow(dead_code)] // used by the format and set operations
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        self.bits.words_mut()
+    }
+
+    /// Sets the insert counter (when loading or combining filters).
+    #[allow(dead_code)] // used by the format and set operations
+    pub(crate) fn set_insert_calls(&mut self, calls: u64) {
+        self.insert_calls = calls;
+    }
+
+    /// Inserts a key.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&mut self, key: &K) {
+        let (geometry, words) = (&self.geometry, self.bits.words_mut());
+        key.with_bytes(|bytes| geometry.insert_into(words, bytes));
+        self.insert_calls += 1;
+    }
+
+    /// Whether a key is possibly in the set (`false`: certainly not).
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        key.with_bytes(|bytes| self.geometry.contained_in(self.bits.words(), bytes))
+    }
+
+    /// Inserts a key by its 128-bit hash (as computed by
+    /// [`hash_key`](crate::hash_key) with this filter's [`seed`](Self::seed)).
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
+    /// needs the key's bytes.
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u128) -> Result<(), Error> {
+        self.check_prehashed()?;
+        self.geometry
+            .insert_hashed_into(self.bits.words_mut(), hash);
+        self.insert_calls += 1;
+        Ok(())
+    }
+
+    /// Whether a key given by its 128-bit hash is possibly in the set.
+    ///
+    /// # Errors
+    /// As [`insert_hash`](Self::insert_hash).
+    #[inline]
+    pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
+        self.check_prehashed()?;
+        Ok(self.geometry.hashed_contained_in(self.bits.words(), hash))
+    }
+
+    /// Inserts every key of `keys`.
+    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        for key in keys {
+            self.insert(key);
+        }
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` is possibly in the set.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `out` and `keys` differ in length.
+    pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<(), Error> {
+        check_len(keys.len(), out.len())?;
+        for (key, slot) in keys.iter().zip(out) {
+            *slot = self.contains(key);
+        }
+        Ok(())
+    }
+
+    /// Inserts every pre-hashed key of `hashes`.
+    ///
+    /// # Errors
+    /// As [`insert_hash`](Self::insert_hash).
+    pub fn insert_hash_batch(&mut self, hashes: &[u128]) -> Result<(), Error> {
+        self.check_prehashed()?;
+        for &h in hashes {
+            self.geometry.insert_hashed_into(self.bits.words_mut(), h);
+        }
+        self.insert_calls += hashes.len() as u64;
+        Ok(())
+    }
+
+    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is possibly
+    /// in the set.
+    ///
+    /// # Errors
+    /// As [`insert_hash`](Self::insert_hash) and
+    /// [`contains_batch`](Self::contains_batch).
+    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
+        self.check_prehashed()?;
+        check_len(hashes.len(), out.len())?;
+        for (&h, slot) in hashes.iter().zip(out) {
+            *slot = self.geometry.hashed_contained_in(self.bits.words(), h);
+        }
+        Ok(())
+    }
+
+    /// Removes every key (keeps the geometry and seed).
+    pub fn clear(&mut self) {
+        self.bits.clear();
+        self.insert_calls = 0;
+    }
+
+    /// The number of bits m in use.
+    pub fn num_bits(&self) -> u64 {
+        self.geometry.num_bits
+    }
+
+    /// The number of probes k per key.
+    pub fn num_hashes(&self) -> u32 {
+        self.geometry.num_hashes
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.geometry.layout
+    }
+
+    /// The index scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.geometry.scheme
+    }
+
+    /// The hash seed.
+    pub fn seed(&self) -> u64 {
+        self.geometry.seed
+    }
+
+    /// How many insert calls the filter has seen since it was built or
+    /// cleared (repeated keys count each time).
+    pub fn insert_calls(&self) -> u64 {
+        self.insert_calls
+    }
+
+    /// The heap memory used by the bits, in bytes.
+    pub fn size_in_bytes(&self) -> usize {
+        std::mem::size_of_val(self.bits.words())
+    }
+
+    /// The number of set bits.
+    pub fn count_ones(&self) -> u64 {
+        self.bits.count_ones()
+    }
+
+    /// The fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.geometry.num_bits as f64
+    }
+
+    /// The estimated number of distinct keys inserted, from the fill (see the
+    /// layout's formula in [`Layout`]'s modules; Swamidoss and Bhattacharya
+    /// for classic).
+    pub fn estimated_len(&self) -> f64 {
+        let g = &self.geometry;
+        match g.layout {
+            Layout::Classic => classic::estimated_len(g.num_bits, g.num_hashes, self.count_ones()),
+            Layout::Partitioned => {
+                partitioned::estimated_len(self.bits.words(), g.range, g.num_hashes)
+            }
+        }
+    }
+
+    /// The false-positive rate of a query now, from the current fill.
+    pub fn expected_fpr(&self) -> f64 {
+        let g = &self.geometry;
+        match g.layout {
+            Layout::Classic => classic::current_fpr(g.num_bits, g.num_hashes, self.count_ones()),
+            Layout::Partitioned => {
+                partitioned::current_fpr(self.bits.words(), g.range, g.num_hashes)
+            }
+        }
+    }
+
+    fn check_prehashed(&self) -> Result<(), Error> {
+        if self.geometry.scheme.is_two_hash() {
+            Ok(())
+        } else {
+            Err(Error::PrehashedUnsupported {
+                scheme: self.geometry.scheme.name(),
+            })
+        }
+    }
+
+    /// The bit positions of a key by the scheme's oracle, in probe order
+    /// (for tests and tools; allocates).
+    pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Vec<u64> {
+        key.with_bytes(|bytes| self.geometry.reference_positions(bytes))
+    }
+}
+
+fn check_len(expected: usize, got: usize) -> Result<(), Error> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            name: "out",
+            expected,
+            got,
+        })
+    }
+}
+
+/// Filters are equal when they have the same parameters and the same bits
+/// (the insert counter is not compared: it is bookkeeping, not content).
+impl PartialEq for BloomFilter {
+    fn eq(&self, other: &Self) -> bool {
+        self.geometry == other.geometry && self.bits == other.bits
+    }
+}
+
+impl Eq for BloomFilter {}
+
+/// Shows the parameters and the fill, never the bits.
+impl std::fmt::Debug for BloomFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BloomFilter")
+            .field("layout", &self.geometry.layout)
+            .field("scheme", &self.geometry.scheme)
+            .field("seed", &self.geometry.seed)
+            .field("num_bits", &self.geometry.num_bits)
+            .field("num_hashes", &self.geometry.num_hashes)
+            .field("insert_calls", &self.insert_calls)
+            .field("count_ones", &self.count_ones())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_does_not_dump_bits() {
+        let f = BloomFilter::builder()
+            .bits(1 << 16)
+            .hashes(3)
+            .build()
+            .unwrap();
+        let s = format!("{f:?}");
+        assert!(s.len() < 300, "{s}");
+        assert!(s.contains("num_bits: 65536"));
+    }
+
+    #[test]
+    fn send_sync_clone() {
+        fn assert_send_sync<T: Send + Sync + Clone>() {}
+        assert_send_sync::<BloomFilter>();
+    }
+
+    #[test]
+    fn positions_match_the_bits_set() {
+        for layout in Layout::ALL {
+            for scheme in Scheme::ALL {
+                let mut f = BloomFilter::builder()
+                    .layout(layout)
+                    .scheme(scheme)
+                    .bits(1000)
+                    .hashes(5)
+                    .build()
+                    .unwrap();
+                f.insert(b"key");
+                let mut positions = f.positions(b"key");
+                positions.sort_unstable();
+                positions.dedup();
+                assert_eq!(
+                    f.count_ones(),
+                    positions.len() as u64,
+                    "{layout:?} {scheme:?}"
+                );
+                assert!(
+                    positions
+                        .iter()
+                        .all(|&p| f.words()[(p / 64) as usize] >> (p % 64) & 1 == 1)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn prehashed_equals_keyed_and_independent_refuses() {
+        let mut a = BloomFilter::builder().bits(4096).hashes(4).build().unwrap();
+        let mut b = a.clone();
+        a.insert(&7u64);
+        b.insert_hash(crate::hash_key(&7u64, b.seed())).unwrap();
+        assert_eq!(a, b);
+
+        let mut ind = BloomFilter::builder()
+            .scheme(Scheme::Independent)
+            .bits(4096)
+            .hashes(4)
+            .build()
+            .unwrap();
+        let err = ind.insert_hash(1).unwrap_err().to_string();
+        assert!(err.contains("independent"), "{err}");
+        assert!(ind.contains_hash(1).is_err());
+    }
+
+    #[test]
+    fn batch_length_mismatch_is_an_error() {
+        let f = BloomFilter::with_fpr(10, 0.01).unwrap();
+        let mut out = [false; 2];
+        let err = f
+            .contains_batch(&[1u64, 2, 3], &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("`out`"), "{err}");
+    }
+}

@@ -1,0 +1,288 @@
+//! Key hashing: one XXH3-128 per key, split into the two halves h1 and h2.
+//!
+//! # Why bytes, and why little-endian
+//!
+//! A filter that is written to disk and loaded on another machine must hash
+//! every key to the same value there. lesshash therefore hashes the *bytes*
+//! of a key, never its in-memory representation through `std::hash::Hash`:
+//! integers are hashed as their little-endian bytes (`usize`/`isize` as 64-bit
+//! values), strings as their UTF-8 bytes. The [`Key`] trait expresses this.
+//!
+//! For types that only implement [`std::hash::Hash`], [`ByHash`] collects the
+//! bytes the `Hash` impl writes into a buffer and hashes them in one shot.
+//! That is convenient but **not portable**: `Hash` impls write native-endian
+//! integers and may change between Rust versions, so filters built that way
+//! should not be persisted across platforms or toolchains.
+//!
+//! # Why one-shot hashing
+//!
+//! `xxh3_128_with_seed` over a byte slice costs about 1.7 ns for an 8-byte key
+//! on the development machine; the streaming `Xxh3` state costs 12-48 ns per
+//! small key (see `../shared/research.md`). Every path here is one-shot.
+
+#![forbid(unsafe_code)]
+
+use xxhash_rust::xxh3::{xxh3_64_with_seed, xxh3_128_with_seed};
+
+/// The seed used when none is set on the builder.
+///
+/// Fixed forever: persisted filters built with the default seed rely on it.
+pub const DEFAULT_SEED: u64 = 0x6c65_7373_6861_7368; // "lesshash"
+
+/// A value that can be inserted into or queried from a filter.
+///
+/// Implementations hand their canonical byte representation to `f`. The
+/// representation must be the same on every platform for a persisted filter
+/// to stay valid; all implementations in this crate guarantee that except
+/// [`ByHash`].
+pub trait Key {
+    /// Calls `f` with the key's canonical bytes and returns its result.
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R;
+}
+
+impl Key for [u8] {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl<const N: usize> Key for [u8; N] {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Key for Vec<u8> {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self)
+    }
+}
+
+impl Key for str {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+impl Key for String {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(self.as_bytes())
+    }
+}
+
+impl<T: Key + ?Sized> Key for &T {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (**self).with_bytes(f)
+    }
+}
+
+impl<T: Key + ?Sized> Key for Box<T> {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        (**self).with_bytes(f)
+    }
+}
+
+macro_rules! int_key {
+    ($($t:ty),*) => {$(
+        impl Key for $t {
+            #[inline]
+            fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+                f(&self.to_le_bytes())
+            }
+        }
+    )*};
+}
+int_key!(u8, u16, u32, u64, u128, i8, i16, i32, i64, i128);
+
+// Pointer-sized integers are hashed as 64-bit values so that a filter built on
+// a 32-bit platform answers the same on a 64-bit one.
+impl Key for usize {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&(*self as u64).to_le_bytes())
+    }
+}
+
+impl Key for isize {
+    #[inline]
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        f(&(*self as i64).to_le_bytes())
+    }
+}
+
+/// Adapts any `T: std::hash::Hash` into a [`Key`].
+///
+/// The bytes that `T`'s `Hash` impl writes are collected into a buffer (on
+/// the stack up to 128 bytes) and hashed once with XXH3-128, so this costs
+/// little more than hashing the bytes directly.
+///
+/// **Not portable**: `Hash` impls write integers in native byte order and
+/// their output may change between Rust versions. Do not persist filters built
+/// from `ByHash` keys across platforms or toolchains; use a [`Key`] impl on
+/// explicit bytes instead.
+///
+/// ```
+/// use lesshash::{BloomFilter, ByHash};
+/// #[derive(Hash)]
+/// struct User { id: u32, region: &'static str }
+///
+/// let mut filter = BloomFilter::builder().expected_items(100).fpr(0.01).build()?;
+/// filter.insert(&ByHash(User { id: 7, region: "eu" }));
+/// assert!(filter.contains(&ByHash(User { id: 7, region: "eu" })));
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByHash<T>(pub T);
+
+impl<T: std::hash::Hash> Key for ByHash<T> {
+    fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+        let mut collector = ByteCollector::default();
+        self.0.hash(&mut collector);
+        f(collector.bytes())
+    }
+}
+
+/// A `Hasher` that only records the bytes written to it.
+///
+/// `finish` is never used for the filter; it exists to satisfy the trait.
+struct ByteCollector {
+    inline: [u8; 128],
+    len: usize,
+    spill: Vec<u8>,
+}
+
+impl Default for ByteCollector {
+    fn default() -> Self {
+        Self {
+            inline: [0; 128],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+}
+
+impl ByteCollector {
+    fn bytes(&self) -> &[u8] {
+        if self.spill.is_empty() {
+            &self.inline[..self.len]
+        } else {
+            &self.spill
+        }
+    }
+}
+
+impl std::hash::Hasher for ByteCollector {
+    fn write(&mut self, bytes: &[u8]) {
+        if self.spill.is_empty() && self.len + bytes.len() <= self.inline.len() {
+            self.inline[self.len..self.len + bytes.len()].copy_from_slice(bytes);
+            self.len += bytes.len();
+        } else {
+            if self.spill.is_empty() {
+                self.spill.extend_from_slice(&self.inline[..self.len]);
+            }
+            self.spill.extend_from_slice(bytes);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        xxh3_64_with_seed(self.bytes(), 0)
+    }
+}
+
+/// The 128-bit hash of a key's bytes under `seed`: XXH3-128.
+#[inline]
+pub fn hash128(bytes: &[u8], seed: u64) -> u128 {
+    xxh3_128_with_seed(bytes, seed)
+}
+
+/// The 128-bit hash of a [`Key`] under `seed`.
+///
+/// This is the value that `insert_hash`/`contains_hash` take: for two-hash
+/// schemes `filter.insert_hash(hash_key(&k, filter.seed()))` is the same as
+/// `filter.insert(&k)`.
+#[inline]
+pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
+    key.with_bytes(|b| hash128(b, seed))
+}
+
+/// Splits a 128-bit hash into `(h1, h2)`: h1 is the low 64 bits, h2 the high.
+#[inline]
+pub fn split(hash: u128) -> (u64, u64) {
+    (hash as u64, (hash >> 64) as u64)
+}
+
+/// The seed of hash function `i` of the `Independent` scheme.
+///
+/// Seeds are spread by an odd multiplier so that `seed` and `seed + 1` give
+/// unrelated families.
+#[inline]
+pub fn independent_seed(seed: u64, i: u32) -> u64 {
+    seed ^ (u64::from(i) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+/// Hash function `i` of the `Independent` scheme: XXH3-64 with its own seed.
+#[inline]
+pub fn independent_hash(bytes: &[u8], seed: u64, i: u32) -> u64 {
+    xxh3_64_with_seed(bytes, independent_seed(seed, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_hash_as_little_endian_bytes() {
+        let x: u32 = 0x0102_0304;
+        assert_eq!(hash_key(&x, 1), hash128(&[4, 3, 2, 1], 1));
+        assert_eq!(hash_key(&7usize, 0), hash_key(&7u64, 0));
+        assert_eq!(hash_key(&-7isize, 0), hash_key(&-7i64, 0));
+    }
+
+    #[test]
+    fn strings_and_bytes_agree() {
+        let s = "lesshash";
+        assert_eq!(hash_key(s, 3), hash_key(s.as_bytes(), 3));
+        assert_eq!(
+            hash_key(&s.to_string(), 3),
+            hash_key(&s.as_bytes().to_vec(), 3)
+        );
+        assert_eq!(hash_key(&&s, 3), hash_key(s, 3));
+    }
+
+    #[test]
+    fn split_takes_low_then_high() {
+        let (h1, h2) = split((7u128 << 64) | 9);
+        assert_eq!((h1, h2), (9, 7));
+    }
+
+    #[test]
+    fn by_hash_collects_all_bytes_including_spill() {
+        // A key longer than the inline buffer must hash all of its bytes.
+        let long: Vec<u8> = (0..300u32).map(|i| i as u8).collect();
+        let a = ByHash(long.clone()).with_bytes(hash128_seed0);
+        let mut other = long.clone();
+        *other.last_mut().unwrap() ^= 1;
+        let b = ByHash(other).with_bytes(hash128_seed0);
+        assert_ne!(a, b);
+        // And it is deterministic.
+        assert_eq!(a, ByHash(long).with_bytes(hash128_seed0));
+    }
+
+    fn hash128_seed0(b: &[u8]) -> u128 {
+        hash128(b, 0)
+    }
+
+    #[test]
+    fn independent_seeds_differ() {
+        let seeds: std::collections::HashSet<u64> =
+            (0..64).map(|i| independent_seed(DEFAULT_SEED, i)).collect();
+        assert_eq!(seeds.len(), 64);
+    }
+}

@@ -1,0 +1,73 @@
+//! # lesshash: Bloom filters that hash once
+//!
+//! A Bloom filter answers "is this key in the set?" with no false negatives
+//! and a tunable rate of false positives, using a few bits per key. The
+//! textbook filter computes k independent hash functions per key; with k = 7
+//! (1% false positives) hashing dominates the cost of an in-cache filter.
+//!
+//! Kirsch and Mitzenmacher ("Less Hashing, Same Performance: Building a
+//! Better Bloom Filter") proved that two hash values suffice: the k probe
+//! positions `g_i(x) = h1(x) + i*h2(x) (+ f(i)) mod m` give the same
+//! asymptotic false-positive rate as k independent hashes. lesshash computes
+//! one XXH3-128 per key, splits it into the 64-bit halves h1 and h2, and
+//! derives every probe from them with additions.
+//!
+//! ```
+//! use lesshash::BloomFilter;
+//!
+//! // Sized by the exact formula: 9.59 bits/key and k = 7 for 1%.
+//! let mut filter = BloomFilter::with_fpr(1_000_000, 0.01)?;
+//! for user in 0..1000u64 {
+//!     filter.insert(&user);
+//! }
+//! assert!(filter.contains(&17u64));
+//! println!("{:.3}% expected false positives now", 100.0 * filter.expected_fpr());
+//! # Ok::<(), lesshash::Error>(())
+//! ```
+//!
+//! ## What is in the crate
+//!
+//! * [`Scheme`]: the paper's index schemes, `Independent` (the k-hash
+//!   baseline), `DoubleHashing` and `EnhancedDoubleHashing` with `f(i) = i^2`
+//!   or `i^3`. One scalar oracle per scheme ([`scheme::reference_index`])
+//!   defines the probes; every faster path is tested against it.
+//! * [`Layout`]: `Classic` (one array) and `Partitioned` (k sub-arrays, the
+//!   paper's partition scheme), each sized by its own exact formula.
+//! * [`params`]: the false-positive mathematics (asymptotic, Bloom's lower
+//!   bound, the exact classic rate, the partitioned rate, the space lower
+//!   bound, cardinality estimates).
+//! * [`hash`]: how keys become bytes and bytes become one 128-bit hash. Keys
+//!   hash identically on every platform, so a persisted filter stays valid.
+//!
+//! ## Invariants
+//!
+//! * **No false negatives**, on every path: single, batch, pre-hashed.
+//! * **No panics on bad input**: every parameter is validated and a bad one
+//!   is an [`Error`] naming it.
+//! * **Portable hashing**: integers hash as little-endian bytes.
+//!
+//! See `docs/design.md` in the repository for the architecture.
+
+pub mod error;
+pub mod hash;
+pub mod params;
+pub mod scheme;
+
+mod bits;
+mod builder;
+mod filter;
+mod geometry;
+mod layout;
+
+pub use bits::Block;
+pub use builder::Builder;
+pub use error::Error;
+pub use filter::BloomFilter;
+pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
+pub use layout::Layout;
+pub use scheme::{Enhancement, Scheme};
+
+// The README's examples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,0 +1,447 @@
+//! False-positive mathematics and sizing.
+//!
+//! Notation: `m` bits, `n` inserted keys, `k` probes per key, `c = m / n`
+//! bits per key, `p` the false-positive rate.
+//!
+//! | function | formula | what it is |
+//! |---|---|---|
+//! | [`classic_fpr`] | `(1 - e^{-kn/m})^k` | the textbook asymptotic rate |
+//! | [`bloom_fpr`] | `(1 - (1 - 1/m)^{kn})^k` | Bloom's formula; only a **lower bound** (Bose et al. 2008) |
+//! | [`classic_fpr_exact`] | see below | the exact rate of a classic filter under ideal hashing |
+//! | [`partitioned_fpr`] | `(1 - (1 - k/m)^n)^k` | exact for k disjoint sub-arrays of `m/k` bits |
+//! | [`space_lower_bound`] | `n log2(1/p)` | bits any filter with rate p needs (Carter et al.) |
+//!
+//! # The exact classic rate
+//!
+//! Bloom's formula treats the k probed bits of a query as independent; they
+//! are not. Conditioning on the number j of *distinct* bits among the k
+//! probes (probability `S(k, j) (m)_j / m^k`, with S the Stirling numbers of
+//! the second kind and `(m)_j` the falling factorial) and on all j being set
+//! by the `t = kn` insertion probes gives (Christensen, Roginsky, Jimeno 2010,
+//! in an O(k^2) form):
+//!
+//! ```text
+//! P = sum_{j=1..k} S(k,j) (m)_j / m^k * A_j,
+//! A_j = Pr[j given bits all set after t probes] = sum_{l=0..j} (-1)^l C(j,l) (1 - l/m)^t.
+//! ```
+//!
+//! For m = 2, k = 2, n = 1 this gives 10/16 where Bloom's formula gives 9/16
+//! (Yu et al., Table 1). The alternating sum for `A_j` cancels badly when the
+//! filter is lightly loaded and j is large (its terms reach `C(j, j/2)` while
+//! the sum is about `(1 - e^{-t/m})^j`); there [`classic_fpr_exact`] switches
+//! to an all-positive evaluation: the number s of the t probes that land in
+//! the j bits is binomial, and the probability that s probes cover j bins is
+//! an occupancy recurrence. Both are exact; the code picks the one whose
+//! rounding error is smaller.
+
+#![forbid(unsafe_code)]
+
+use std::f64::consts::LN_2;
+
+/// The largest k any layout accepts.
+pub const MAX_HASHES: u32 = 64;
+
+/// The largest filter, in bits, that the builder accepts: 2^46 bits (8 TiB).
+/// Index arithmetic is exact up to 2^64; this bound keeps a mistyped size
+/// from asking the allocator for the impossible.
+pub const MAX_BITS: u64 = 1 << 46;
+
+/// The asymptotic false-positive rate `(1 - e^{-kn/m})^k`.
+pub fn classic_fpr(m: u64, n: u64, k: u32) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let fill = -(-(f64::from(k) * n as f64) / m as f64).exp_m1();
+    fill.powi(k as i32)
+}
+
+/// Bloom's formula `(1 - (1 - 1/m)^{kn})^k`: the rate if the k probed bits
+/// of a query were independent. A lower bound on the exact rate.
+pub fn bloom_fpr(m: u64, n: u64, k: u32) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let t = f64::from(k) * n as f64;
+    let fill = -(t * (-1.0 / m as f64).ln_1p()).exp_m1();
+    fill.powi(k as i32)
+}
+
+/// The exact false-positive rate of a classic filter of m bits with k
+/// probes per key after n insertions, under ideal (uniform, independent)
+/// hashing. See the module docs; numerically sound for k up to
+/// [`MAX_HASHES`], m up to [`MAX_BITS`] and n up to 10^12.
+pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> f64 {
+    if n == 0 || m == 0 || k == 0 {
+        return 0.0;
+    }
+    let mf = m as f64;
+    let t = f64::from(k) * n as f64;
+    let stirling = stirling2_row(k);
+    let mut total = 0.0;
+    // ln((m)_j / m^j), accumulated as j grows.
+    let mut ln_falling = 0.0;
+    for j in 1..=k.min(m.min(u64::from(MAX_HASHES)) as u32) {
+        if j > 1 {
+            ln_falling += (-(f64::from(j - 1)) / mf).ln_1p();
+        }
+        // S(k, j) (m)_j / m^k = S(k, j) * (m)_j / m^j * m^(j - k).
+        let ln_weight =
+            stirling[j as usize].ln() + ln_falling + f64::from(j as i32 - k as i32) * mf.ln();
+        let weight = ln_weight.exp();
+        if weight == 0.0 {
+            continue;
+        }
+        total += weight * all_set_probability(m, t, j);
+    }
+    total.min(1.0)
+}
+
+/// `Pr[j given bits of m are all set after t uniform probes]`.
+fn all_set_probability(m: u64, t: f64, j: u32) -> f64 {
+    let mf = m as f64;
+    // Inclusion-exclusion, with a bound on its rounding error.
+    let mut sum = 0.0;
+    let mut magnitude = 0.0;
+    let mut binom = 1.0;
+    for l in 0..=j {
+        if l > 0 {
+            binom = binom * f64::from(j - l + 1) / f64::from(l);
+        }
+        let term = if u64::from(l) >= m {
+            0.0
+        } else {
+            binom * (t * (-f64::from(l) / mf).ln_1p()).exp()
+        };
+        magnitude += term;
+        sum += if l % 2 == 0 { term } else { -term };
+    }
+    // Each term carries a few ulps of error from exp/ln_1p; 64 ulps is a
+    // generous bound for the sum.
+    let error = magnitude * 64.0 * f64::EPSILON;
+    if sum > 0.0 && error <= sum * 1e-9 {
+        return sum.clamp(0.0, 1.0);
+    }
+    occupancy_all_set_probability(mf, t, j)
+}
+
+/// The same probability by an all-positive evaluation: the number s of the
+/// t probes landing in the j bits is Binomial(t, j/m); given s, the chance
+/// they cover all j bits follows the occupancy recurrence. Used where
+/// inclusion-exclusion cancels, i.e. when `t j / m` is moderate, so the
+/// binomial mass sits at small s.
+fn occupancy_all_set_probability(m: f64, t: f64, j: u32) -> f64 {
+    let q = f64::from(j) / m;
+    if q >= 1.0 {
+        // Every probe lands in the j bits: plain occupancy with s = t.
+        return occupancy_cover(t, j);
+    }
+    let mean = t * q;
+    let s_max = (mean + 40.0 * mean.sqrt() + 60.0).min(t);
+    let ln_ratio = (q / (1.0 - q)).ln();
+    // pmf(0) may underflow when the mean is large; work in logs until it is
+    // representable.
+    let mut ln_pmf = t * (-q).ln_1p();
+    let ju = j as usize;
+    // cover[i] = Pr[exactly i of the j bins occupied after s probes].
+    let mut cover = vec![0.0f64; ju + 1];
+    cover[0] = 1.0;
+    let mut total = 0.0;
+    let mut s = 0.0;
+    while s <= s_max {
+        if s >= f64::from(j) {
+            total += ln_pmf.exp() * cover[ju];
+        }
+        // Add one probe to the occupancy distribution.
+        for i in (1..=ju).rev() {
+            cover[i] = cover[i] * (i as f64 / f64::from(j))
+                + cover[i - 1] * ((j as usize - i + 1) as f64 / f64::from(j));
+        }
+        cover[0] = 0.0;
+        // pmf(s + 1) = pmf(s) * (t - s) / (s + 1) * q / (1 - q).
+        ln_pmf += ((t - s) / (s + 1.0)).ln() + ln_ratio;
+        s += 1.0;
+    }
+    total.clamp(0.0, 1.0)
+}
+
+/// Pr[s probes into j bins cover all j] (used when every probe lands there).
+fn occupancy_cover(s: f64, j: u32) -> f64 {
+    if s < f64::from(j) {
+        return 0.0;
+    }
+    let ju = j as usize;
+    let mut cover = vec![0.0f64; ju + 1];
+    cover[0] = 1.0;
+    let steps = s.min(1e6) as u64;
+    for _ in 0..steps {
+        for i in (1..=ju).rev() {
+            cover[i] = cover[i] * (i as f64 / f64::from(j))
+                + cover[i - 1] * ((ju - i + 1) as f64 / f64::from(j));
+        }
+        cover[0] = 0.0;
+    }
+    cover[ju]
+}
+
+/// Row k of the Stirling numbers of the second kind, `S(k, 0..=k)`, as f64
+/// (exact up to k = 25, within rounding beyond; S(64, 32) is about 1e70).
+fn stirling2_row(k: u32) -> Vec<f64> {
+    let k = k as usize;
+    let mut row = vec![0.0f64; k + 1];
+    row[0] = 1.0;
+    for nn in 1..=k {
+        for j in (1..=nn).rev() {
+            row[j] = j as f64 * row[j] + row[j - 1];
+        }
+        row[0] = 0.0;
+    }
+    row
+}
+
+/// The exact false-positive rate of a partitioned filter: k sub-arrays of
+/// `m / k` bits, one probe in each: `(1 - (1 - k/m)^n)^k`.
+pub fn partitioned_fpr(m: u64, n: u64, k: u32) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let part = (m / u64::from(k)).max(1) as f64;
+    let fill = -(n as f64 * (-1.0 / part).ln_1p()).exp_m1();
+    fill.powi(k as i32)
+}
+
+/// The k in `{floor(c ln 2), ceil(c ln 2)}` (at least 1) that minimises the
+/// asymptotic rate `(1 - e^{-k/c})^k` for `c = m / n` — the paper's rule.
+pub fn optimal_hashes(m: u64, n: u64) -> u32 {
+    if n == 0 {
+        return 1;
+    }
+    let ideal = m as f64 / n as f64 * LN_2;
+    let lo = (ideal.floor() as u32).clamp(1, MAX_HASHES);
+    let hi = (ideal.ceil() as u32).clamp(1, MAX_HASHES);
+    if classic_fpr(m, n, hi) < classic_fpr(m, n, lo) {
+        hi
+    } else {
+        lo
+    }
+}
+
+/// The information-theoretic minimum size of any approximate-membership
+/// structure for n keys at rate p: `n log2(1/p)` bits.
+pub fn space_lower_bound(n: u64, p: f64) -> f64 {
+    n as f64 * (1.0 / p).log2()
+}
+
+/// `m / (n log2(1/p))`: how many times the lower bound a filter of m bits
+/// spends. A classic filter at its optimum spends `log2(e) ~ 1.44`.
+pub fn ratio_to_lower_bound(m: u64, n: u64, p: f64) -> f64 {
+    m as f64 / space_lower_bound(n, p)
+}
+
+/// The estimated number of distinct keys in a filter of m bits with k
+/// probes per key and x bits set (Swamidoss and Bhattacharya):
+/// `-(m/k) ln(1 - x/m)`. Infinite when every bit is set.
+pub fn estimate_items(m: u64, k: u32, x: u64) -> f64 {
+    let m = m as f64;
+    -(m / f64::from(k)) * (-(x as f64) / m).ln_1p()
+}
+
+/// The smallest m for which `fpr(m) <= p`, given that `fpr` decreases in m,
+/// searching m over `[lo, MAX_BITS]` in multiples of `step`. `None` when even
+/// `MAX_BITS` is not enough.
+pub(crate) fn smallest_bits(p: f64, step: u64, fpr: impl Fn(u64) -> f64) -> Option<u64> {
+    let max_units = MAX_BITS / step;
+    if fpr(max_units * step) > p {
+        return None;
+    }
+    // Exponential search for an upper bound, then bisection.
+    let mut hi = 1u64;
+    while hi < max_units && fpr(hi * step) > p {
+        hi = (hi * 2).min(max_units);
+    }
+    let mut lo = hi / 2; // fpr(lo * step) > p, or lo = 0
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if fpr(mid * step) <= p {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi * step)
+}
+
+/// Validates a target false-positive rate.
+pub(crate) fn check_fpr(p: f64) -> Result<f64, crate::Error> {
+    if p.is_nan() || p <= 0.0 || p >= 1.0 {
+        return Err(crate::Error::invalid(
+            "fpr",
+            format!("must be a number strictly between 0 and 1, got {p}"),
+        ));
+    }
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact rate by enumerating every outcome of the k(n+1) probes.
+    fn brute_force_classic(m: u64, n: u64, k: u32) -> f64 {
+        let probes = k as u64 * (n + 1);
+        let outcomes = m.pow(probes as u32);
+        let mut hits = 0u64;
+        for mut code in 0..outcomes {
+            let mut positions = Vec::with_capacity(probes as usize);
+            for _ in 0..probes {
+                positions.push(code % m);
+                code /= m;
+            }
+            let (inserted, query) = positions.split_at((k as u64 * n) as usize);
+            if query.iter().all(|q| inserted.contains(q)) {
+                hits += 1;
+            }
+        }
+        hits as f64 / outcomes as f64
+    }
+
+    fn brute_force_partitioned(part: u64, n: u64, k: u32) -> f64 {
+        // Each sub-array is independent: rate = (Pr[query bit set])^k.
+        let outcomes = part.pow((n + 1) as u32);
+        let mut hits = 0u64;
+        for mut code in 0..outcomes {
+            let q = code % part;
+            code /= part;
+            let mut set = false;
+            for _ in 0..n {
+                set |= code % part == q;
+                code /= part;
+            }
+            hits += u64::from(set);
+        }
+        (hits as f64 / outcomes as f64).powi(k as i32)
+    }
+
+    #[test]
+    fn yu_table_1_example() {
+        assert!((classic_fpr_exact(2, 1, 2) - 10.0 / 16.0).abs() < 1e-15);
+        assert!((bloom_fpr(2, 1, 2) - 9.0 / 16.0).abs() < 1e-15);
+        assert!((brute_force_classic(2, 1, 2) - 10.0 / 16.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn exact_equals_enumeration() {
+        for (m, n, k) in [
+            (2, 1, 2),
+            (3, 1, 2),
+            (3, 2, 2),
+            (4, 1, 3),
+            (5, 2, 2),
+            (4, 2, 2),
+            (6, 1, 3),
+            (3, 3, 2),
+            (7, 1, 2),
+            (2, 2, 3),
+            (8, 1, 2),
+            (5, 1, 4),
+        ] {
+            let exact = classic_fpr_exact(m, n, k);
+            let brute = brute_force_classic(m, n, k);
+            assert!(
+                (exact - brute).abs() < 1e-12,
+                "m={m} n={n} k={k}: {exact} vs {brute}"
+            );
+            assert!(
+                exact >= bloom_fpr(m, n, k) - 1e-15,
+                "Bloom's formula is a lower bound"
+            );
+        }
+    }
+
+    #[test]
+    fn partitioned_equals_enumeration() {
+        for (part, n, k) in [(2, 1, 2), (3, 2, 2), (5, 3, 3), (4, 4, 1), (7, 2, 4)] {
+            let exact = partitioned_fpr(part * u64::from(k), n, k);
+            let brute = brute_force_partitioned(part, n, k);
+            assert!((exact - brute).abs() < 1e-12, "part={part} n={n} k={k}");
+        }
+    }
+
+    #[test]
+    fn all_set_probability_matches_exact_rationals() {
+        // Reference values from exact rational arithmetic (Python fractions):
+        // sum_l (-1)^l C(j,l) Fraction(m-l, m)**t.
+        for (m, t, j, exact) in [
+            (1000u64, 700.0, 5u32, 0.03216718918271135),
+            (100, 350.0, 12, 0.6951596113791527),
+            // Here plain inclusion-exclusion returns 2.56e-13: cancellation.
+            (64, 20.0, 16, 7.519218687006871e-13),
+            (2000, 300.0, 40, 5.482281655662188e-36),
+            (5000, 4000.0, 30, 1.6121972721242597e-08),
+        ] {
+            let chosen = all_set_probability(m, t, j);
+            let occupancy = occupancy_all_set_probability(m as f64, t, j);
+            for got in [chosen, occupancy] {
+                assert!(
+                    (got - exact).abs() <= 1e-9 * exact,
+                    "m={m} t={t} j={j}: {got} vs {exact}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn exact_is_stable_for_large_n_and_k() {
+        // n = 1e9 keys at 9.6 bits/key: exact ~ asymptotic (difference O(k/m)).
+        let n = 1_000_000_000u64;
+        let m = 9_600_000_000u64;
+        let exact = classic_fpr_exact(m, n, 7);
+        let asym = classic_fpr(m, n, 7);
+        assert!((exact / asym - 1.0).abs() < 1e-6, "{exact} vs {asym}");
+        // p = 1e-12 territory: k = 40, cancellation-prone, must stay sane.
+        let m = 58_000_000u64;
+        let n = 1_000_000u64;
+        let exact = classic_fpr_exact(m, n, 40);
+        let asym = classic_fpr(m, n, 40);
+        assert!(
+            exact.is_finite() && (exact / asym - 1.0).abs() < 1e-3,
+            "{exact} vs {asym}"
+        );
+    }
+
+    #[test]
+    fn optimal_hashes_matches_the_paper() {
+        for (c, k) in [(4u64, 3u32), (8, 6), (12, 8), (16, 11)] {
+            assert_eq!(optimal_hashes(c * 1000, 1000), k, "c = {c}");
+        }
+    }
+
+    #[test]
+    fn lower_bound_ratio() {
+        // The optimal classic filter spends log2(e) times the bound.
+        let n = 1_000_000;
+        let m = (n as f64 * 0.01f64.ln().abs() / (LN_2 * LN_2)) as u64;
+        let r = ratio_to_lower_bound(m, n, 0.01);
+        assert!((r - std::f64::consts::LOG2_E).abs() < 1e-3, "{r}");
+    }
+
+    #[test]
+    fn smallest_bits_is_minimal() {
+        let p = 0.01;
+        let m = smallest_bits(p, 1, |m| classic_fpr(m, 1000, 7)).unwrap();
+        assert!(classic_fpr(m, 1000, 7) <= p);
+        assert!(classic_fpr(m - 1, 1000, 7) > p);
+        assert_eq!(
+            smallest_bits(1e-300, 1, |m| classic_fpr(m, 1 << 40, 7)),
+            None
+        );
+    }
+
+    #[test]
+    fn fpr_validation() {
+        for bad in [0.0, 1.0, -0.5, 1.5, f64::NAN, f64::INFINITY] {
+            let err = check_fpr(bad).unwrap_err().to_string();
+            assert!(err.contains("`fpr`"), "{err}");
+        }
+        assert!(check_fpr(1e-12).is_ok());
+    }
+}

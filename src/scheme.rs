@@ -1,0 +1,349 @@
+//! Index schemes: how the k probe positions of a key are derived.
+//!
+//! Kirsch and Mitzenmacher (Sec. 5.2) show that for the (enhanced) double
+//! hashing scheme
+//!
+//! ```text
+//! g_i(x) = h1(x) + i * h2(x) + f(i)   (mod r),   i = 0 .. k-1
+//! ```
+//!
+//! with h1, h2 independent and uniform over `[0, r)`, the false-positive
+//! probability tends to the standard filter's `(1 - e^{-k/c})^k`. The proof
+//! holds for any r: a pair of indices collides with probability at most
+//! `gcd(|i - j|, r) / r <= k / r`.
+//!
+//! # How lesshash maps 64-bit hashes onto `[0, r)`
+//!
+//! * `a = h1 * r >> 64` and `b = 1 + h2 * (r - 1) >> 64` (multiply-high, the
+//!   "fastrange" reduction): uniform up to a bias of `r / 2^64`, correct for
+//!   every r up to `2^64`, and never the 32-bit saturation that made peers'
+//!   filters useless beyond `2^32` bits.
+//! * `b` is never 0 (which would put all k probes on one bit) and is odd when
+//!   r is a power of two (so the sequence does not cycle through a subgroup).
+//! * The sequence itself is computed modulo r with additions only: each step
+//!   adds two values below r and subtracts r once at most. That is the fast
+//!   path ([`for_each_index`]); [`reference_index`] computes the same value
+//!   with a direct 128-bit formula and is the oracle the fast path and every
+//!   SIMD kernel are tested against.
+//!
+//! Note that computing `h1 + i*h2 + f(i)` in 64-bit arithmetic *before*
+//! reducing to r would make `f(i)` (at most `k^3`) vanish in the high bits
+//! that the reduction keeps: enhanced double hashing must work modulo r.
+
+#![forbid(unsafe_code)]
+
+use crate::hash::{independent_hash, split};
+
+/// How the k probe positions of a key are derived from its hash(es).
+///
+/// The names follow Kirsch and Mitzenmacher, "Less Hashing, Same Performance".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheme {
+    /// The standard Bloom filter: k independent hash computations (XXH3-64
+    /// with k different seeds). The baseline the paper compares against; it
+    /// hashes each key k times.
+    Independent,
+    /// Double hashing: `g_i = h1 + i*h2 (mod r)` from one XXH3-128.
+    DoubleHashing,
+    /// Enhanced (the paper says "extended") double hashing:
+    /// `g_i = h1 + i*h2 + f(i) (mod r)` from one XXH3-128.
+    EnhancedDoubleHashing(Enhancement),
+}
+
+/// The default is enhanced double hashing with `f(i) = i^3`: as cheap as
+/// plain double hashing (one addition more per probe) and it breaks the
+/// arithmetic progressions that make plain double hashing repeat probes
+/// when `b` shares a factor with the range.
+impl Default for Scheme {
+    fn default() -> Self {
+        Scheme::EnhancedDoubleHashing(Enhancement::Cube)
+    }
+}
+
+/// The function `f(i)` added by [`Scheme::EnhancedDoubleHashing`]. The
+/// paper's experiments (Sec. 8) use both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Enhancement {
+    /// `f(i) = i^2`.
+    Square,
+    /// `f(i) = i^3`.
+    Cube,
+}
+
+impl Scheme {
+    /// Every scheme, in the order the paper lists them.
+    pub const ALL: [Scheme; 4] = [
+        Scheme::Independent,
+        Scheme::DoubleHashing,
+        Scheme::EnhancedDoubleHashing(Enhancement::Square),
+        Scheme::EnhancedDoubleHashing(Enhancement::Cube),
+    ];
+
+    /// Whether the scheme derives all probes from one 128-bit hash (and so
+    /// supports pre-hashed keys).
+    #[inline]
+    pub fn is_two_hash(self) -> bool {
+        !matches!(self, Scheme::Independent)
+    }
+
+    /// Hash computations per key: k for `Independent`, 1 otherwise.
+    #[inline]
+    pub fn hashes_per_key(self, k: u32) -> u32 {
+        if self.is_two_hash() { 1 } else { k }
+    }
+
+    /// A short stable name (used in messages and by the CLI).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Independent => "independent",
+            Scheme::DoubleHashing => "double",
+            Scheme::EnhancedDoubleHashing(Enhancement::Square) => "enhanced-square",
+            Scheme::EnhancedDoubleHashing(Enhancement::Cube) => "enhanced-cube",
+        }
+    }
+
+    /// Parses a [`name`](Self::name); also accepts `enhanced` for the cube.
+    pub fn from_name(name: &str) -> Option<Scheme> {
+        Some(match name {
+            "independent" | "standard" => Scheme::Independent,
+            "double" => Scheme::DoubleHashing,
+            "enhanced-square" => Scheme::EnhancedDoubleHashing(Enhancement::Square),
+            "enhanced" | "enhanced-cube" => Scheme::EnhancedDoubleHashing(Enhancement::Cube),
+            _ => return None,
+        })
+    }
+
+    /// `f(i)` of the scheme (0 for plain double hashing).
+    #[inline]
+    fn f(self, i: u32) -> u128 {
+        let i = u128::from(i);
+        match self {
+            Scheme::EnhancedDoubleHashing(Enhancement::Square) => i * i,
+            Scheme::EnhancedDoubleHashing(Enhancement::Cube) => i * i * i,
+            _ => 0,
+        }
+    }
+}
+
+/// Reduces a 64-bit hash to `[0, range)` with a 64x64->128 multiply-high.
+#[inline(always)]
+pub fn reduce(hash: u64, range: u64) -> u64 {
+    ((u128::from(hash) * u128::from(range)) >> 64) as u64
+}
+
+/// The starting point `a` and stride `b` of the double-hashing sequence of a
+/// 128-bit key hash over `[0, range)`. See the module docs for the rules.
+#[inline(always)]
+pub fn start_and_stride(hash: u128, range: u64) -> (u64, u64) {
+    let (h1, h2) = split(hash);
+    let a = reduce(h1, range);
+    let b = if range <= 1 {
+        0
+    } else {
+        let b = 1 + reduce(h2, range - 1);
+        // For a power-of-two range, an even stride would revisit positions
+        // after range/gcd steps; odd strides are coprime to the range. The
+        // result stays below range because range - 1 is odd.
+        if range.is_power_of_two() { b | 1 } else { b }
+    };
+    (a, b)
+}
+
+/// The oracle: index `i` of a two-hash `scheme` over `[0, range)`, from the
+/// start and stride of [`start_and_stride`], by the direct formula
+/// `(a + i*b + f(i)) mod range` in 128-bit arithmetic.
+///
+/// # Panics
+/// If `range` is 0 (callers validate ranges at construction).
+pub fn reference_index(scheme: Scheme, a: u64, b: u64, i: u32, range: u64) -> u64 {
+    let value = u128::from(a) + u128::from(i) * u128::from(b) + scheme.f(i);
+    (value % u128::from(range)) as u64
+}
+
+/// The oracle for a whole key: the k indices over `[0, range)` of a key's
+/// bytes under `scheme` and `seed`. Allocates; for tests and tools.
+pub fn reference_indices(scheme: Scheme, bytes: &[u8], seed: u64, range: u64, k: u32) -> Vec<u64> {
+    match scheme {
+        Scheme::Independent => (0..k)
+            .map(|i| reduce(independent_hash(bytes, seed, i), range))
+            .collect(),
+        s => {
+            let (a, b) = start_and_stride(crate::hash::hash128(bytes, seed), range);
+            (0..k).map(|i| reference_index(s, a, b, i, range)).collect()
+        }
+    }
+}
+
+/// `x + y mod range` for `x, y < range`, without overflow for any range.
+#[inline(always)]
+fn add_mod(x: u64, y: u64, range: u64) -> u64 {
+    let (s, carry) = x.overflowing_add(y);
+    if carry || s >= range {
+        s.wrapping_sub(range)
+    } else {
+        s
+    }
+}
+
+/// Calls `f(i, index)` for the first k indices of a two-hash scheme over
+/// `[0, range)`, stopping early (and returning `false`) when `f` does.
+///
+/// Incremental: after the two multiply-highs of [`start_and_stride`], each
+/// further index costs one to three modular additions. Equal to
+/// [`reference_index`] for every i (tested).
+///
+/// `scheme` must be a two-hash scheme; `Independent` is treated as double
+/// hashing here (callers dispatch it before).
+#[inline(always)]
+pub fn for_each_index(
+    scheme: Scheme,
+    hash: u128,
+    range: u64,
+    k: u32,
+    mut f: impl FnMut(u32, u64) -> bool,
+) -> bool {
+    let (mut x, b) = start_and_stride(hash, range);
+    match scheme {
+        Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
+            // g_{i+1} - g_i = b + 2i + 1; the difference grows by 2 per step.
+            let two = 2 % range;
+            let mut y = add_mod(b, 1 % range, range);
+            for i in 0..k {
+                if !f(i, x) {
+                    return false;
+                }
+                x = add_mod(x, y, range);
+                y = add_mod(y, two, range);
+            }
+        }
+        Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
+            // g_{i+1} - g_i = b + 3i^2 + 3i + 1, whose own difference is
+            // 6(i + 1); that one grows by 6 per step.
+            let six = 6 % range;
+            let mut y = add_mod(b, 1 % range, range);
+            let mut z = six;
+            for i in 0..k {
+                if !f(i, x) {
+                    return false;
+                }
+                x = add_mod(x, y, range);
+                y = add_mod(y, z, range);
+                z = add_mod(z, six, range);
+            }
+        }
+        _ => {
+            for i in 0..k {
+                if !f(i, x) {
+                    return false;
+                }
+                x = add_mod(x, b, range);
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TWO_HASH: [Scheme; 3] = [
+        Scheme::DoubleHashing,
+        Scheme::EnhancedDoubleHashing(Enhancement::Square),
+        Scheme::EnhancedDoubleHashing(Enhancement::Cube),
+    ];
+
+    fn incremental(scheme: Scheme, hash: u128, range: u64, k: u32) -> Vec<u64> {
+        let mut out = Vec::new();
+        for_each_index(scheme, hash, range, k, |_, x| {
+            out.push(x);
+            true
+        });
+        out
+    }
+
+    fn direct(scheme: Scheme, hash: u128, range: u64, k: u32) -> Vec<u64> {
+        let (a, b) = start_and_stride(hash, range);
+        (0..k)
+            .map(|i| reference_index(scheme, a, b, i, range))
+            .collect()
+    }
+
+    proptest! {
+        #[test]
+        fn incremental_equals_reference(hash: u128, range in 1u64..=u64::MAX, k in 1u32..=64) {
+            for s in TWO_HASH {
+                prop_assert_eq!(incremental(s, hash, range, k), direct(s, hash, range, k));
+            }
+        }
+
+        #[test]
+        fn incremental_equals_reference_small_ranges(hash: u128, range in 1u64..200, k in 1u32..=64) {
+            for s in TWO_HASH {
+                let got = incremental(s, hash, range, k);
+                prop_assert!(got.iter().all(|&x| x < range));
+                prop_assert_eq!(got, direct(s, hash, range, k));
+            }
+        }
+
+        #[test]
+        fn stride_nonzero_and_odd_for_powers_of_two(hash: u128, log in 1u32..63) {
+            let range = 1u64 << log;
+            let (a, b) = start_and_stride(hash, range);
+            prop_assert!(a < range && b < range && b % 2 == 1);
+        }
+    }
+
+    #[test]
+    fn early_exit_stops() {
+        let mut calls = 0;
+        let done = for_each_index(Scheme::DoubleHashing, 12345, 1000, 8, |i, _| {
+            calls += 1;
+            i < 2
+        });
+        assert!(!done);
+        assert_eq!(calls, 3);
+    }
+
+    #[test]
+    fn range_one_maps_everything_to_zero() {
+        for s in Scheme::ALL {
+            assert_eq!(reference_indices(s, b"x", 1, 1, 5), vec![0; 5]);
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for s in Scheme::ALL {
+            assert_eq!(Scheme::from_name(s.name()), Some(s));
+        }
+        assert_eq!(Scheme::default(), Scheme::from_name("enhanced").unwrap());
+    }
+
+    #[test]
+    fn high_bits_used_beyond_2_pow_32() {
+        // m = 2^36 + 12345 bits, nothing allocated: indices must spread over
+        // the whole range, including above 2^32 (no 32-bit saturation).
+        let range = (1u64 << 36) + 12345;
+        let mut max = 0;
+        let mut above = 0usize;
+        let mut buckets = [0usize; 16];
+        for key in 0u64..20_000 {
+            for s in Scheme::ALL {
+                for x in reference_indices(s, &key.to_le_bytes(), 7, range, 7) {
+                    assert!(x < range);
+                    max = max.max(x);
+                    above += usize::from(x >= 1 << 32);
+                    buckets[(x / range.div_ceil(16)) as usize] += 1;
+                }
+            }
+        }
+        assert!(max > range - range / 1000, "max index {max} too small");
+        assert!(above > 0);
+        // Each sixteenth of the range gets its share (560k indices, 35k per bucket).
+        for (i, &b) in buckets.iter().enumerate() {
+            assert!((33_000..37_000).contains(&b), "bucket {i}: {b}");
+        }
+    }
+}
