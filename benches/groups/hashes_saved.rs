@@ -1,0 +1,172 @@
+//! What one XXH3-128 plus (enhanced) double hashing saves against k
+//! independent hash computations (Kirsch and Mitzenmacher's claim, measured).
+//!
+//! Three groups, each over k in {3, 6, 8, 11, 16} and key sizes in
+//! {8, 16, 64, 256} bytes, for `Independent` (k XXH3-64), `DoubleHashing`
+//! and `EnhancedDoubleHashing(Cube)` (one XXH3-128 each):
+//!
+//! * `hashes_saved_index`: hashing and the k indices only, no memory;
+//! * `hashes_saved_cache`: end-to-end insert into a 16 KiB classic filter
+//!   (L1-resident: hashing dominates);
+//! * `hashes_saved_dram`: end-to-end insert into a 256 MiB classic filter
+//!   (memory dominates), for key sizes 8 and 64 only to bound the run time.
+//!
+//! Benchmark ids are `<scheme>/k=<k>/key=<bytes>`; the report generator
+//! derives hash computations per key (`Scheme::hashes_per_key`) and bytes
+//! hashed from them.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use lesshash::hash::{hash128, independent_hash};
+use lesshash::scheme::{for_each_index, reduce};
+use lesshash::{BloomFilter, Enhancement, Layout, Scheme};
+
+use super::common::{Cursor, mix};
+
+const KS: [u32; 5] = [3, 6, 8, 11, 16];
+const KEY_SIZES: [usize; 4] = [8, 16, 64, 256];
+const DRAM_KEY_SIZES: [usize; 2] = [8, 64];
+const SCHEMES: [Scheme; 3] = [
+    Scheme::Independent,
+    Scheme::DoubleHashing,
+    Scheme::EnhancedDoubleHashing(Enhancement::Cube),
+];
+/// Keys per timed iteration.
+const CHUNK: usize = 512;
+/// Keys in the in-cache pools (the cursor walks them chunk by chunk).
+const POOL: usize = 4096;
+const CACHE_BITS: u64 = 16 * 1024 * 8;
+const DRAM_BITS: u64 = 256 * 1024 * 1024 * 8;
+const SEED: u64 = 0x5eed;
+
+/// `POOL` distinct keys of `size` bytes in one flat buffer.
+fn key_pool(size: usize) -> Vec<u8> {
+    let mut buf = vec![0u8; POOL * size];
+    for (i, key) in buf.chunks_exact_mut(size).enumerate() {
+        for (j, word) in key.chunks_mut(8).enumerate() {
+            let v = mix(((i as u64) << 16) ^ j as u64).to_le_bytes();
+            word.copy_from_slice(&v[..word.len()]);
+        }
+    }
+    buf
+}
+
+fn id(scheme: Scheme, k: u32, size: usize) -> BenchmarkId {
+    BenchmarkId::new(scheme.name(), format!("k={k}/key={size}"))
+}
+
+/// The k indices of a key over `[0, range)` folded into one value: hashing
+/// and index arithmetic with no memory access. The two-hash schemes use the
+/// crate's own incremental path; `Independent` the crate's k seeded hashes.
+#[inline(always)]
+fn indices_only(scheme: Scheme, bytes: &[u8], range: u64, k: u32) -> u64 {
+    match scheme {
+        Scheme::Independent => (0..k).fold(0, |acc, i| {
+            acc ^ reduce(independent_hash(bytes, SEED, i), range)
+        }),
+        s => {
+            let mut acc = 0;
+            for_each_index(s, hash128(bytes, SEED), range, k, |_, x| {
+                acc ^= x;
+                true
+            });
+            acc
+        }
+    }
+}
+
+fn classic(scheme: Scheme, bits: u64, k: u32) -> BloomFilter {
+    BloomFilter::builder()
+        .layout(Layout::Classic)
+        .scheme(scheme)
+        .seed(SEED)
+        .bits(bits)
+        .hashes(k)
+        .build()
+        .expect("valid bench geometry")
+}
+
+/// Registers the three hashes-saved groups.
+pub fn register(c: &mut Criterion) {
+    let pools: Vec<(usize, Vec<u8>)> = KEY_SIZES.iter().map(|&s| (s, key_pool(s))).collect();
+
+    let mut g = c.benchmark_group("hashes_saved_index");
+    g.throughput(Throughput::Elements(CHUNK as u64));
+    for (size, pool) in &pools {
+        for k in KS {
+            for scheme in SCHEMES {
+                let mut cursor = Cursor::new();
+                g.bench_function(id(scheme, k, *size), |b| {
+                    b.iter(|| {
+                        let keys = cursor.next(pool, CHUNK * size);
+                        let mut acc = 0u64;
+                        for key in keys.chunks_exact(*size) {
+                            acc ^= indices_only(scheme, black_box(key), CACHE_BITS, k);
+                        }
+                        black_box(acc)
+                    })
+                });
+            }
+        }
+    }
+    // TODO(issue 3): index-only scalar vs SIMD kernels. When the batch index
+    // kernels land (with a way to force scalar / wide / AVX2), add one bench
+    // per kernel here: `<kernel>/k=<k>/key=<bytes>` computing the indices of
+    // CHUNK pre-hashed keys through the kernel API.
+    g.finish();
+
+    let mut g = c.benchmark_group("hashes_saved_cache");
+    g.throughput(Throughput::Elements(CHUNK as u64));
+    for (size, pool) in &pools {
+        for k in KS {
+            for scheme in SCHEMES {
+                let mut cursor = Cursor::new();
+                let mut filter: Option<BloomFilter> = None;
+                g.bench_function(id(scheme, k, *size), |b| {
+                    let filter = filter.get_or_insert_with(|| classic(scheme, CACHE_BITS, k));
+                    b.iter(|| {
+                        let keys = cursor.next(pool, CHUNK * size);
+                        for key in keys.chunks_exact(*size) {
+                            filter.insert(black_box(key));
+                        }
+                    });
+                    black_box(filter.count_ones());
+                });
+            }
+        }
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("hashes_saved_dram");
+    g.throughput(Throughput::Elements(CHUNK as u64));
+    for size in DRAM_KEY_SIZES {
+        for k in KS {
+            for scheme in SCHEMES {
+                // Keys are made on the fly from a running counter so that no
+                // cache line is reused between iterations; the counter write
+                // costs the same for every scheme.
+                let mut key = key_pool(size)[..size].to_vec();
+                let mut counter = 0u64;
+                let mut filter: Option<BloomFilter> = None;
+                g.bench_function(id(scheme, k, size), |b| {
+                    let filter = filter.get_or_insert_with(|| {
+                        let mut f = classic(scheme, DRAM_BITS, k);
+                        // Touch every page before timing (the allocation is
+                        // lazily mapped; page faults are not what is measured).
+                        f.clear();
+                        f
+                    });
+                    b.iter(|| {
+                        for _ in 0..CHUNK {
+                            counter += 1;
+                            key[..8].copy_from_slice(&mix(counter).to_le_bytes());
+                            filter.insert(black_box(&key[..]));
+                        }
+                    });
+                });
+            }
+        }
+    }
+    g.finish();
+}

@@ -1,0 +1,85 @@
+//! lesshash's criterion benches: one entry point, one module per group.
+//!
+//! ```sh
+//! cargo bench                                   # everything, about 10 minutes
+//! cargo bench --bench lesshash -- --quick       # a fast look
+//! cargo bench --bench lesshash -- hashes_saved  # one group (a regex filter)
+//! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
+//! cargo run --release --example bench_report    # docs/benchmarks.md + plots
+//! ```
+//!
+//! Every group reports `Throughput::Elements` (keys), so criterion prints
+//! keys per second; the report generator turns the medians into ns per key.
+
+use std::time::Duration;
+
+use criterion::Criterion;
+
+/// The bench groups. Each module exposes `pub fn register(c: &mut Criterion)`.
+mod groups {
+    pub mod common;
+    pub mod hashes_saved;
+    pub mod peers;
+    pub mod throughput;
+    // Groups from other issues register here once merged:
+    // pub mod blocked;   // issue 3: blocked filter performance targets
+    // pub mod count_min; // Count-Min sketch
+    // pub mod format;    // persistence: serialize / load / zero-copy view
+}
+
+fn main() {
+    // Short defaults keep a full `cargo bench` near 10 minutes on 2 cores;
+    // command-line flags (`--quick`, `--measurement-time`, `--sample-size`,
+    // ...) override them. Criterion's per-benchmark HTML plots are off (they
+    // cost about as much as a short measurement; the report generator draws
+    // its own): `LESSHASH_BENCH_PLOTS=1` turns them back on.
+    let c = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(500))
+        .nresamples(20_000);
+    let plots = std::env::var("LESSHASH_BENCH_PLOTS").is_ok_and(|v| v == "1");
+    let mut c = if plots {
+        c.with_plots()
+    } else {
+        c.without_plots()
+    }
+    .configure_from_args();
+
+    run_event("start");
+    groups::hashes_saved::register(&mut c);
+    groups::throughput::register(&mut c);
+    groups::peers::register(&mut c);
+    // groups::blocked::register(&mut c);
+    // groups::count_min::register(&mut c);
+    // groups::format::register(&mut c);
+
+    c.final_summary();
+    run_event("end");
+}
+
+/// Records the run's start or end (time, load average, arguments) for the
+/// report's "Run" line: the machine is shared, so the load is part of the
+/// result.
+fn run_event(event: &str) {
+    let unix = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_owned))
+        .unwrap_or_else(|| "?".into());
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let args = format!("cargo bench --bench lesshash -- {}", args.join(" "));
+    groups::common::append_side(
+        "run.csv",
+        "event,unix,loadavg,args",
+        &format!(
+            "{event},{unix},{load},{}",
+            args.trim_end().replace(',', ";")
+        ),
+    );
+}
