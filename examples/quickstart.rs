@@ -44,7 +44,15 @@ fn main() -> Result<(), lesshash::Error> {
     );
     println!(
         "{:<12} {:<16} {:>8} {:>3} {:>7} {:>10} {:>10} {:>10} {:>10}",
-        "layout", "scheme", "bits/key", "k", "hashes", "insert ns", "query ns", "predicted", "measured"
+        "layout",
+        "scheme",
+        "bits/key",
+        "k",
+        "hashes",
+        "insert ns",
+        "query ns",
+        "predicted",
+        "measured"
     );
     for layout in Layout::ALL {
         for scheme in Scheme::ALL {

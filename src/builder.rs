@@ -118,13 +118,13 @@ impl Builder {
 
     /// The `(bits, hashes)` the parameters call for, without allocating.
     pub fn geometry(&self) -> Result<(u64, u32), Error> {
-        if let Some(k) = self.hashes {
-            if k == 0 || k > MAX_HASHES {
-                return Err(Error::invalid(
-                    "hashes",
-                    format!("must be between 1 and {MAX_HASHES}, got {k}"),
-                ));
-            }
+        if let Some(k) = self.hashes
+            && (k == 0 || k > MAX_HASHES)
+        {
+            return Err(Error::invalid(
+                "hashes",
+                format!("must be between 1 and {MAX_HASHES}, got {k}"),
+            ));
         }
         let (m, k) = match (self.bits, self.fpr) {
             (Some(_), Some(_)) => {

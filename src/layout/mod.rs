@@ -132,10 +132,10 @@ pub(crate) fn best_over_k(
     };
     let mut best: Option<(u64, u32)> = None;
     for k in candidates {
-        if let Some(m) = bits_for(k) {
-            if best.is_none_or(|(bm, _)| m < bm) {
-                best = Some((m, k));
-            }
+        if let Some(m) = bits_for(k)
+            && best.is_none_or(|(bm, _)| m < bm)
+        {
+            best = Some((m, k));
         }
     }
     best.ok_or_else(|| {
