@@ -73,7 +73,11 @@ fn run_event(event: &str) {
         .skip(1)
         .filter(|a| a != "--bench")
         .collect();
-    let args = format!("cargo bench --bench lesshash -- {}", args.join(" "));
+    let args = if args.is_empty() {
+        "cargo bench".to_owned()
+    } else {
+        format!("cargo bench --bench lesshash -- {}", args.join(" "))
+    };
     groups::common::append_side(
         "run.csv",
         "event,unix,loadavg,args",

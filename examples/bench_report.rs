@@ -593,6 +593,18 @@ fn plot_lines(
     if panels.is_empty() {
         return Ok(());
     }
+    // One colour per series label across all panels.
+    let mut labels: Vec<&str> = Vec::new();
+    for (_, lines) in &panels {
+        for (label, _) in lines {
+            if !labels.contains(&label.as_str()) {
+                labels.push(label);
+            }
+        }
+    }
+    let colour = |label: &str| {
+        Palette99::pick(labels.iter().position(|l| *l == label).unwrap_or(0)).to_rgba()
+    };
     let cols = panels.len().min(2);
     let rows = panels.len().div_ceil(cols);
     let root =
@@ -638,8 +650,8 @@ fn plot_lines(
                 .y_label_formatter(&|y| format!("{y:.0}"))
                 .light_line_style(WHITE)
                 .draw()?;
-            for (i, (label, p)) in lines.iter().enumerate() {
-                let color = Palette99::pick(i).to_rgba();
+            for (label, p) in lines {
+                let color = colour(label);
                 c.draw_series(LineSeries::new(p.iter().copied(), color.stroke_width(2)))?
                     .label(label.as_str())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
@@ -660,8 +672,8 @@ fn plot_lines(
                 .y_label_formatter(&|y| format!("{y:.1}"))
                 .light_line_style(WHITE)
                 .draw()?;
-            for (i, (label, p)) in lines.iter().enumerate() {
-                let color = Palette99::pick(i).to_rgba();
+            for (label, p) in lines {
+                let color = colour(label);
                 c.draw_series(LineSeries::new(p.iter().copied(), color.stroke_width(2)))?
                     .label(label.as_str())
                     .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], color));
