@@ -420,7 +420,7 @@ fn check_probability(name: &'static str, p: f64) -> Result<f64, Error> {
 /// `epsilon` when it exceeds [`MAX_COUNTERS`].
 fn width_for(ideal: f64) -> Result<u64, Error> {
     let w = ideal.ceil();
-    if !(w <= MAX_COUNTERS as f64) {
+    if w.is_nan() || w > MAX_COUNTERS as f64 {
         return Err(Error::invalid(
             "epsilon",
             format!("needs a width of {w:e} counters, more than the {MAX_COUNTERS} allowed"),
@@ -907,7 +907,7 @@ impl CountMinSketch {
     /// table), Theorem 9.1's bound to the power `copies` for the two-hash
     /// sketch. NaN for an `epsilon` that is not positive.
     pub fn failure_bound(&self, epsilon: f64) -> f64 {
-        if !(epsilon > 0.0) {
+        if epsilon.is_nan() || epsilon <= 0.0 {
             return f64::NAN;
         }
         match self.scheme {
@@ -951,7 +951,7 @@ pub fn is_prime(n: u64) -> bool {
         return false;
     }
     for p in BASES {
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return n == p;
         }
     }
