@@ -76,7 +76,7 @@
 //!
 //! Copy `c` hashes the key with its own seed, so a query costs one XXH3-128
 //! per copy; [`CountMinSketch::hashes_per_key`] reports it. For the common
-//! settings (`delta >= 0.07*epsilon`) that is one hash. Compared at equal
+//! settings (`delta >= 0.08*epsilon`) that is one hash. Compared at equal
 //! `(epsilon, delta)` the two-hash sketch is about twice as wide as the
 //! classic one (`2e/epsilon` against `e/epsilon`): the "small space increase"
 //! the paper trades for hashing once. [`CountMinSketch::failure_bound`] gives
