@@ -18,12 +18,12 @@ use criterion::Criterion;
 /// The bench groups. Each module exposes `pub fn register(c: &mut Criterion)`.
 mod groups {
     pub mod common;
+    pub mod count_min;
     pub mod hashes_saved;
     pub mod peers;
     pub mod throughput;
     // Groups from other issues register here once merged:
     // pub mod blocked;   // issue 3: blocked filter performance targets
-    // pub mod count_min; // Count-Min sketch
     // pub mod format;    // persistence: serialize / load / zero-copy view
 }
 
@@ -50,8 +50,8 @@ fn main() {
     groups::hashes_saved::register(&mut c);
     groups::throughput::register(&mut c);
     groups::peers::register(&mut c);
+    groups::count_min::register(&mut c);
     // groups::blocked::register(&mut c);
-    // groups::count_min::register(&mut c);
     // groups::format::register(&mut c);
 
     c.final_summary();

@@ -48,6 +48,7 @@
 //!
 //! See `docs/design.md` in the repository for the architecture.
 
+pub mod count_min;
 pub mod error;
 pub mod hash;
 pub mod params;
@@ -61,6 +62,7 @@ mod layout;
 
 pub use bits::Block;
 pub use builder::Builder;
+pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
