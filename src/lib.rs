@@ -49,16 +49,25 @@
 //! See `docs/design.md` in the repository for the architecture.
 
 pub mod error;
+pub mod format;
 pub mod hash;
 pub mod params;
 pub mod scheme;
 
+#[cfg(target_has_atomic = "64")]
+mod atomic;
 mod bits;
 mod builder;
 mod filter;
 mod geometry;
 mod layout;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod set_ops;
+mod view;
 
+#[cfg(target_has_atomic = "64")]
+pub use atomic::AtomicBloomFilter;
 pub use bits::Block;
 pub use builder::Builder;
 pub use error::Error;
@@ -66,6 +75,7 @@ pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
 pub use layout::Layout;
 pub use scheme::{Enhancement, Scheme};
+pub use view::{FilterView, VIEW_ALIGN};
 
 // The README's examples are compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
