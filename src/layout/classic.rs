@@ -2,26 +2,23 @@
 //!
 //! * FPR after n keys: the exact formula [`crate::params::classic_fpr_exact`]
 //!   (Bloom's formula is a lower bound and would undersize small filters).
-//! * Sizing: for each k near the optimum, the smallest m whose exact FPR is at
-//!   most the target; the smallest such m wins. At p = 1% this gives 9.59
-//!   bits/key (k = 7), against the lower bound's 6.64.
+//! * Sizing ([`Layout::size_for`](super::Layout)): for each k near the
+//!   optimum, the smallest m whose rate (this formula plus the two-hash
+//!   schemes' pair-collision term) is at most the target; the smallest such
+//!   m wins. At p = 1% this gives 9.59 bits/key (k = 7), against the lower
+//!   bound's 6.64.
+//! * Never below one 512-bit block (see [`super::MIN_SIZED_BITS`]).
 //! * Current FPR from the fill: `(X/m)^k` with X bits set — the probability
 //!   that k uniform probes all land on set bits.
 //! * Cardinality: `-(m/k) ln(1 - X/m)` (Swamidoss and Bhattacharya).
 
 #![forbid(unsafe_code)]
 
-use crate::Error;
-use crate::params::{classic_fpr_exact, estimate_items, smallest_bits};
+use crate::params::{classic_fpr_exact, estimate_items};
 
-/// The smallest (m, k) reaching rate `p` for `n` keys.
-pub(crate) fn size_for(n: u64, p: f64, k: Option<u32>) -> Result<(u64, u32), Error> {
-    if n == 0 {
-        return Ok((64, k.unwrap_or(1)));
-    }
-    super::best_over_k(p, k, |k| {
-        smallest_bits(p, 1, |m| classic_fpr_exact(m, n, k))
-    })
+/// The exact rate under ideal hashing after n keys.
+pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {
+    classic_fpr_exact(m, n, k)
 }
 
 /// The false-positive rate now, from the number of set bits.

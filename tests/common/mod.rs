@@ -1,0 +1,41 @@
+//! Shared helpers for the integration tests: seeded key streams and the
+//! statistical tolerance used to compare measured false-positive rates with
+//! formulas.
+
+#![allow(dead_code)] // each test binary uses a subset
+
+/// SplitMix64: a tiny, well-mixed, seedable generator for test keys.
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// `n` member keys: distinct with overwhelming probability, all even.
+pub fn members(seed: u64, n: usize) -> Vec<u64> {
+    let mut rng = SplitMix64(seed);
+    (0..n).map(|_| rng.next_u64() & !1).collect()
+}
+
+/// `n` keys that are certainly not members: all odd.
+pub fn non_members(seed: u64, n: usize) -> Vec<u64> {
+    let mut rng = SplitMix64(seed ^ 0x5555_5555_5555_5555);
+    (0..n).map(|_| rng.next_u64() | 1).collect()
+}
+
+/// z for the two-sided tolerance bands: 4.5 sigma, a false alarm about once
+/// in 150,000 runs per comparison (the tests are seeded, so a given build
+/// either always passes or always fails; the band is what makes a real
+/// deviation fail).
+pub const Z: f64 = 4.5;
+
+/// Variance of a measured rate over `queries` Bernoulli(p) queries.
+pub fn binomial_variance(p: f64, queries: usize) -> f64 {
+    p * (1.0 - p) / queries as f64
+}

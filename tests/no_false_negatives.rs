@@ -1,0 +1,125 @@
+//! No false negatives, on every scheme x layout x geometry and every path.
+
+mod common;
+
+use lesshash::{BloomFilter, Layout, Scheme, hash_key, params::MAX_HASHES};
+use proptest::prelude::*;
+
+fn layouts() -> impl Strategy<Value = Layout> {
+    prop::sample::select(Layout::ALL.to_vec())
+}
+
+fn schemes() -> impl Strategy<Value = Scheme> {
+    prop::sample::select(Scheme::ALL.to_vec())
+}
+
+fn keys() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..120)
+}
+
+fn check(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64, keys: &[Vec<u8>], batch: bool) {
+    let built = BloomFilter::builder()
+        .layout(layout)
+        .scheme(scheme)
+        .bits(m)
+        .hashes(k)
+        .seed(seed)
+        .build();
+    let mut f = match built {
+        Ok(f) => f,
+        Err(e) => {
+            // The only geometry the builder may refuse here: a partitioned
+            // filter with fewer bits than sub-arrays.
+            assert!(layout == Layout::Partitioned && m < u64::from(k), "{e}");
+            return;
+        }
+    };
+    if batch {
+        f.insert_batch(keys);
+    } else {
+        for key in keys {
+            f.insert(key);
+        }
+    }
+    for key in keys {
+        assert!(
+            f.contains(key),
+            "false negative: {layout:?} {scheme:?} m={m} k={k}"
+        );
+    }
+    let mut out = vec![false; keys.len()];
+    f.contains_batch(keys, &mut out).unwrap();
+    assert!(out.iter().all(|&x| x), "batch false negative");
+    if scheme.is_two_hash() {
+        let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+        f.contains_hash_batch(&hashes, &mut out).unwrap();
+        assert!(out.iter().all(|&x| x), "pre-hashed false negative");
+        // Inserting by hash into a fresh filter gives the same bits.
+        let mut g = f.clone();
+        g.clear();
+        g.insert_hash_batch(&hashes).unwrap();
+        assert_eq!(f, g);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn tiny_filters(layout in layouts(), scheme in schemes(), m in 1u64..=130,
+                    k in 1u32..=MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
+        check(layout, scheme, m, k, seed, &keys, batch);
+    }
+
+    #[test]
+    fn larger_filters(layout in layouts(), scheme in schemes(), m in 131u64..200_000,
+                      k in 1u32..=MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
+        check(layout, scheme, m, k, seed, &keys, batch);
+    }
+}
+
+#[test]
+fn sized_filters_every_combination() {
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            for (n, p) in [(1u64, 0.01), (1000, 0.01), (1000, 1e-6), (20_000, 0.1)] {
+                let mut f = BloomFilter::builder()
+                    .layout(layout)
+                    .scheme(scheme)
+                    .expected_items(n)
+                    .fpr(p)
+                    .build()
+                    .unwrap();
+                let keys = common::members(n ^ 7, n as usize);
+                f.insert_batch(&keys);
+                assert!(
+                    keys.iter().all(|k| f.contains(k)),
+                    "{layout:?} {scheme:?} n={n} p={p}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_keys() {
+    let long = vec![0xabu8; 1 << 20];
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            let mut f = BloomFilter::builder()
+                .layout(layout)
+                .scheme(scheme)
+                .bits(4096)
+                .hashes(5)
+                .build()
+                .unwrap();
+            f.insert(b"");
+            f.insert(&long);
+            f.insert_batch::<&str>(&[]);
+            f.insert_batch(&["one"]);
+            assert!(f.contains(b"") && f.contains(&long) && f.contains("one"));
+            let mut out: [bool; 0] = [];
+            f.contains_batch::<&str>(&[], &mut out).unwrap();
+        }
+    }
+}
