@@ -9,27 +9,11 @@
 //! the filter of A ∪ B: it answers exactly as if every key had been inserted
 //! into one filter, with that filter's false-positive rate.
 //!
-//! # What an intersection is (and its false-positive rate)
+//! # What an intersection is
 //!
-//! The AND of the filters of A and B holds every bit of every key of A ∩ B,
-//! so it has no false negatives for A ∩ B. It is **not** the filter of
-//! A ∩ B: a bit can be set in both by different keys (one from A \ B, one
-//! from B \ A). For the classic layout under ideal hashing, with
-//! `q = (1 - 1/m)^k`, a bit is set in the AND with probability
-//!
-//! ```text
-//! s = 1 - q^|A| - q^|B| + q^|A ∪ B|
-//! ```
-//!
-//! and a key outside A ∪ B is a false positive with probability about `s^k`
-//! (the same form per sub-array for the partitioned layout). That lies
-//! between the rate of the filter of A ∩ B (`(1 - q^|A ∩ B|)^k`) and the
-//! smaller of the two inputs' rates. The intersected filter's
-//! [`expected_fpr`](BloomFilter::expected_fpr) measures the actual fill, so
-//! it reports this rate; its [`estimated_len`](BloomFilter::estimated_len)
-//! overestimates |A ∩ B| for the same reason, which is why
-//! [`estimated_intersection_len`](BloomFilter::estimated_intersection_len)
-//! uses inclusion–exclusion instead.
+//! The AND of the filters of A and B has no false negatives for A ∩ B but is
+//! not the filter of A ∩ B; its false-positive rate is documented on
+//! `BloomFilter::intersect`.
 
 #![forbid(unsafe_code)]
 
@@ -101,9 +85,24 @@ impl BloomFilter {
     }
 
     /// Keeps only the bits set in both filters (bitwise AND): no false
-    /// negatives for keys in both sets; see the [module docs](self) for its
-    /// false-positive rate, which is higher than that of a filter built from
-    /// the intersection. The insert counter becomes the smaller of the two.
+    /// negatives for keys in both sets. The insert counter becomes the
+    /// smaller of the two.
+    ///
+    /// # False-positive rate
+    ///
+    /// The result is **not** the filter of A ∩ B: a bit can be set in both
+    /// inputs by different keys (one from A \ B, one from B \ A). For the
+    /// classic layout under ideal hashing, with `q = (1 - 1/m)^k`, a bit is
+    /// set in the AND with probability
+    /// `s = 1 - q^|A| - q^|B| + q^|A ∪ B|`, and a key outside A ∪ B is a
+    /// false positive with probability about `s^k` (per sub-array for the
+    /// partitioned layout). That lies between the rate of the filter of
+    /// A ∩ B, `(1 - q^|A ∩ B|)^k`, and the smaller of the inputs' rates
+    /// (tested in `tests/set_ops.rs`). [`expected_fpr`](Self::expected_fpr)
+    /// of the result measures its actual fill, so it reports this rate; its
+    /// [`estimated_len`](Self::estimated_len) overestimates |A ∩ B| for the
+    /// same reason; [`estimated_intersection_len`](Self::estimated_intersection_len)
+    /// estimates |A ∩ B| by inclusion–exclusion instead.
     ///
     /// # Errors
     /// [`Error::Incompatible`]; `self` is unchanged then.
