@@ -475,7 +475,9 @@ impl BloomFilter {
     }
 
     /// Loads a filter from exactly one serialized filter (no bytes before
-    /// or after). The length and checksum are verified before allocating.
+    /// or after). The header and the length are verified before allocating
+    /// (so the allocation never exceeds the input's size), the checksum
+    /// during the copy; a mismatch returns an error, never the filter.
     ///
     /// # Errors
     /// Any of the format errors (see [`Header::parse`]), plus
@@ -483,9 +485,27 @@ impl BloomFilter {
     /// (`input length`: bytes after the filter), [`Error::ChecksumMismatch`]
     /// (`checksum`), [`Error::NonZeroPadding`] (`payload padding bits`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (header, payload) = validate(bytes, true)?;
+        // The allocation is bounded by the input's length (checked here), so
+        // the checksum can be verified during the copy: each chunk is hashed
+        // while it is still in cache, one pass over memory instead of two.
+        let (header, payload) = validate(bytes, false)?;
         let mut filter = BloomFilter::from_geometry(header.geometry())?;
-        load_le(&mut filter.words_mut()[..payload.len() / 8], payload);
+        let mut hasher = Xxh3::new();
+        hasher.update(&bytes[..HEADER_LEN]);
+        let words = &mut filter.words_mut()[..payload.len() / 8];
+        for (dst, src) in words.chunks_mut(CHUNK / 8).zip(payload.chunks(CHUNK)) {
+            load_le(dst, src);
+            hasher.update(src);
+        }
+        let stored = le_u64(&bytes[HEADER_LEN + payload.len()..]);
+        let computed = hasher.digest();
+        if stored != computed {
+            return Err(Error::ChecksumMismatch {
+                field: "checksum",
+                stored,
+                computed,
+            });
+        }
         filter.set_insert_calls(header.insert_calls);
         Ok(filter)
     }
