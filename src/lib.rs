@@ -39,6 +39,12 @@
 //! * [`hash`]: how keys become bytes and bytes become one 128-bit hash. Keys
 //!   hash identically on every platform, so a persisted filter stays valid.
 //!
+//! * [`format`](mod@format): the versioned binary format (`to_bytes`, `from_bytes`,
+//!   `write_to`, `read_from`, `write_file`, `read_file`) and
+//!   [`FilterView`], a zero-copy view of a serialized filter. Set
+//!   operations (`union`, `intersect`, `estimated_union_len`) and
+//!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
+//!
 //! ## Invariants
 //!
 //! * **No false negatives**, on every path: single, batch, pre-hashed.
