@@ -147,9 +147,11 @@ impl AtomicBloomFilter {
     /// docs for what concurrent inserts it sees).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        // `== mask`: blocked layouts give several bits per word; all must
+        // be set (for single-bit masks it is the same as `!= 0`).
         key.with_bytes(|bytes| {
             self.geometry
-                .for_each_probe(bytes, |w, mask| self.word(w).load(Relaxed) & mask != 0)
+                .for_each_probe(bytes, |w, mask| self.word(w).load(Relaxed) & mask == mask)
         })
     }
 
@@ -177,7 +179,7 @@ impl AtomicBloomFilter {
         self.check_prehashed()?;
         Ok(self
             .geometry
-            .for_each_probe_hashed(hash, |w, mask| self.word(w).load(Relaxed) & mask != 0))
+            .for_each_probe_hashed(hash, |w, mask| self.word(w).load(Relaxed) & mask == mask))
     }
 
     fn check_prehashed(&self) -> Result<(), Error> {

@@ -100,9 +100,11 @@ impl<'a> FilterView<'a> {
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         let words = self.words;
+        // `== mask`: blocked layouts give several bits per word; all must
+        // be set (for single-bit masks it is the same as `!= 0`).
         key.with_bytes(|bytes| {
             self.geometry
-                .for_each_probe(bytes, |w, mask| u64::from_le(words[w]) & mask != 0)
+                .for_each_probe(bytes, |w, mask| u64::from_le(words[w]) & mask == mask)
         })
     }
 
@@ -120,7 +122,7 @@ impl<'a> FilterView<'a> {
         let words = self.words;
         Ok(self
             .geometry
-            .for_each_probe_hashed(hash, |w, mask| u64::from_le(words[w]) & mask != 0))
+            .for_each_probe_hashed(hash, |w, mask| u64::from_le(words[w]) & mask == mask))
     }
 
     /// The parsed header.
