@@ -19,12 +19,12 @@ use criterion::Criterion;
 mod groups {
     pub mod common;
     pub mod count_min;
+    pub mod format;
     pub mod hashes_saved;
     pub mod peers;
     pub mod throughput;
     // Groups from other issues register here once merged:
     // pub mod blocked;   // issue 3: blocked filter performance targets
-    // pub mod format;    // persistence: serialize / load / zero-copy view
 }
 
 fn main() {
@@ -51,8 +51,8 @@ fn main() {
     groups::throughput::register(&mut c);
     groups::peers::register(&mut c);
     groups::count_min::register(&mut c);
+    groups::format::register(&mut c);
     // groups::blocked::register(&mut c);
-    // groups::format::register(&mut c);
 
     c.final_summary();
     run_event("end");

@@ -82,6 +82,17 @@ impl BitArray {
         bytemuck::cast_slice_mut(&mut self.blocks)
     }
 
+    /// Wraps blocks read or converted elsewhere (the format and the atomic
+    /// filter); the caller keeps the padding zero.
+    pub(crate) fn from_blocks(blocks: Vec<Block>) -> Self {
+        Self { blocks }
+    }
+
+    /// The blocks, without copying them.
+    pub(crate) fn into_blocks(self) -> Vec<Block> {
+        self.blocks
+    }
+
     /// The number of set bits.
     pub(crate) fn count_ones(&self) -> u64 {
         self.words().iter().map(|w| u64::from(w.count_ones())).sum()

@@ -65,6 +65,109 @@ pub enum Error {
         /// The value on the right-hand side.
         right: String,
     },
+
+    // ----- Loading a serialized filter (docs/format.md) -----
+    /// The input does not start with the lesshash magic bytes: it is not a
+    /// serialized lesshash filter (or it was mangled in transfer).
+    #[error("bad `magic` bytes {found}: not a lesshash filter")]
+    BadMagic {
+        /// The first bytes of the input, in hex.
+        found: String,
+    },
+
+    /// The format `version` is not one this library reads.
+    #[error("unsupported format `version` {found}: this library reads version {supported}")]
+    UnsupportedVersion {
+        /// The version in the header.
+        found: u16,
+        /// The newest version this library reads.
+        supported: u16,
+    },
+
+    /// A header field holds an id this library does not know (`layout`,
+    /// `scheme`, `hash`).
+    #[error("unknown `{field}` id {id}")]
+    UnknownId {
+        /// The header field.
+        field: &'static str,
+        /// The id found.
+        id: u64,
+    },
+
+    /// A size field disagrees with what the other fields imply, or the input
+    /// is longer than the filter it holds.
+    #[error("size mismatch in `{field}`: expected {expected}, found {found}")]
+    SizeMismatch {
+        /// The field (or `input length`).
+        field: &'static str,
+        /// The size implied by the other fields.
+        expected: u64,
+        /// The size found.
+        found: u64,
+    },
+
+    /// A header field is outside the range this library accepts (`k`,
+    /// `num_bits`, `block_bits`).
+    #[error("`{field}` out of range: {reason}")]
+    OutOfRange {
+        /// The header field.
+        field: &'static str,
+        /// The value and the accepted range.
+        reason: String,
+    },
+
+    /// Bits that must be zero are not: reserved header bytes, flags, or the
+    /// padding bits after the filter's last bit.
+    #[error("`{field}` must be zero")]
+    NonZeroPadding {
+        /// The field.
+        field: &'static str,
+    },
+
+    /// A stored checksum does not match the data: the input is corrupt.
+    #[error("`{field}` mismatch: stored {stored:#018x}, computed {computed:#018x} (corrupt input)")]
+    ChecksumMismatch {
+        /// `header_checksum` or `checksum`.
+        field: &'static str,
+        /// The checksum stored in the input.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
+
+    /// The input ended inside a field.
+    #[error("input truncated in `{field}`: needed {needed} bytes, got {got}")]
+    Truncated {
+        /// The part being read (`header`, `payload`, `checksum`).
+        field: &'static str,
+        /// Bytes needed up to the end of that part.
+        needed: u64,
+        /// Bytes available.
+        got: u64,
+    },
+
+    /// A byte slice given to a zero-copy view is not aligned as required.
+    #[error(
+        "`{field}` must be {align}-byte aligned; its address is {offset} bytes past a multiple"
+    )]
+    Misaligned {
+        /// The argument.
+        field: &'static str,
+        /// The required alignment.
+        align: usize,
+        /// The address modulo `align`.
+        offset: usize,
+    },
+
+    /// Reading or writing failed.
+    #[error("I/O error while {context}: {source}")]
+    Io {
+        /// What was being done (`reading the payload`, `renaming the temporary file`, ...).
+        context: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 impl Error {

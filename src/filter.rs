@@ -61,27 +61,39 @@ impl BloomFilter {
     }
 
     /// The filter's parameters.
-    #[allow(dead_code)] // used by the format and set operations
     pub(crate) fn geometry(&self) -> &Geometry {
         &self.geometry
     }
 
     /// The bits as words (including zero padding up to a whole block).
-    #[allow(dead_code)] // used by the format and set operations
     pub(crate) fn words(&self) -> &[u64] {
         self.bits.words()
     }
 
     /// The bits as mutable words. Callers keep the padding zero.
-    #[allow(dead_code)] // used by the format and set operations
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
         self.bits.words_mut()
     }
 
     /// Sets the insert counter (when loading or combining filters).
-    #[allow(dead_code)] // used by the format and set operations
     pub(crate) fn set_insert_calls(&mut self, calls: u64) {
         self.insert_calls = calls;
+    }
+
+    /// A filter of validated geometry over existing bits (the format and the
+    /// atomic filter; no copy). `bits` must hold `geometry.num_bits` bits
+    /// rounded up to whole blocks, padding zero.
+    pub(crate) fn from_parts(geometry: Geometry, bits: BitArray, insert_calls: u64) -> Self {
+        Self {
+            geometry,
+            bits,
+            insert_calls,
+        }
+    }
+
+    /// The geometry, the bits and the insert counter, without copying.
+    pub(crate) fn into_parts(self) -> (Geometry, BitArray, u64) {
+        (self.geometry, self.bits, self.insert_calls)
     }
 
     /// Inserts a key.

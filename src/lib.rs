@@ -39,6 +39,12 @@
 //! * [`hash`]: how keys become bytes and bytes become one 128-bit hash. Keys
 //!   hash identically on every platform, so a persisted filter stays valid.
 //!
+//! * [`format`](mod@format): the versioned binary format (`to_bytes`, `from_bytes`,
+//!   `write_to`, `read_from`, `write_file`, `read_file`) and
+//!   [`FilterView`], a zero-copy view of a serialized filter. Set
+//!   operations (`union`, `intersect`, `estimated_union_len`) and
+//!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
+//!
 //! ## Invariants
 //!
 //! * **No false negatives**, on every path: single, batch, pre-hashed.
@@ -50,16 +56,25 @@
 
 pub mod count_min;
 pub mod error;
+pub mod format;
 pub mod hash;
 pub mod params;
 pub mod scheme;
 
+#[cfg(target_has_atomic = "64")]
+mod atomic;
 mod bits;
 mod builder;
 mod filter;
 mod geometry;
 mod layout;
+#[cfg(feature = "serde")]
+mod serde_impl;
+mod set_ops;
+mod view;
 
+#[cfg(target_has_atomic = "64")]
+pub use atomic::AtomicBloomFilter;
 pub use bits::Block;
 pub use builder::Builder;
 pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
@@ -68,6 +83,7 @@ pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
 pub use layout::Layout;
 pub use scheme::{Enhancement, Scheme};
+pub use view::{FilterView, VIEW_ALIGN};
 
 // The README's examples are compiled and run as doc tests.
 #[doc = include_str!("../README.md")]

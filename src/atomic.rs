@@ -1,0 +1,287 @@
+//! [`AtomicBloomFilter`]: a filter many threads insert into at once.
+//!
+//! Inserts set bits with relaxed atomic `fetch_or`; queries read them with
+//! relaxed loads. Bits are only ever set while the filter is shared, so the
+//! order in which threads' bits land does not matter: the final bits are
+//! the OR of everyone's, exactly the sequentially built filter. A query sees
+//! every insert that happened-before it (joined thread, channel, mutex...):
+//! happens-before plus the coherence of each atomic word guarantees the
+//! load observes the earlier `fetch_or`. Inserts racing with a query may or
+//! may not be seen, as with any concurrent set.
+//!
+//! # Why `unsafe` here
+//!
+//! Converting between [`BloomFilter`] and [`AtomicBloomFilter`] reuses the
+//! allocation instead of copying it (a filter can be gigabytes). Safe Rust
+//! has no way to reinterpret a `Vec<[u64; 8]>` as a `Vec<[AtomicU64; 8]>`
+//! (`AtomicU64::from_mut_slice` is unstable and would not give an owned
+//! buffer), so the two conversions below use `Vec::from_raw_parts` on a type
+//! with the same size, alignment and bit validity. Everything else is safe
+//! indexing.
+
+use std::mem::{ManuallyDrop, align_of, size_of};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+use crate::Error;
+use crate::bits::{BitArray, Block};
+use crate::filter::BloomFilter;
+use crate::geometry::Geometry;
+use crate::hash::Key;
+use crate::layout::Layout;
+use crate::scheme::Scheme;
+
+/// One cache line of atomic words: the layout of [`Block`].
+#[repr(C, align(64))]
+struct AtomicBlock([AtomicU64; 8]);
+
+// The conversions rely on these; a platform where they fail does not build.
+const _: () = assert!(size_of::<AtomicBlock>() == size_of::<Block>());
+const _: () = assert!(align_of::<AtomicBlock>() == align_of::<Block>());
+const _: () = assert!(size_of::<AtomicU64>() == size_of::<u64>());
+
+/// A Bloom filter whose inserts go through `&self`, for sharing between
+/// threads (by reference or `Arc`).
+///
+/// ```
+/// use std::sync::Arc;
+/// use lesshash::{AtomicBloomFilter, BloomFilter};
+///
+/// let filter = Arc::new(AtomicBloomFilter::from(BloomFilter::with_fpr(10_000, 0.01)?));
+/// let workers: Vec<_> = (0..4u64)
+///     .map(|t| {
+///         let filter = Arc::clone(&filter);
+///         std::thread::spawn(move || {
+///             for key in (t * 1000)..(t + 1) * 1000 {
+///                 filter.insert(&key);
+///             }
+///         })
+///     })
+///     .collect();
+/// for w in workers {
+///     w.join().unwrap();
+/// }
+/// let filter = Arc::into_inner(filter).unwrap().into_inner();
+/// assert!((0..4000u64).all(|key| filter.contains(&key)));
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+pub struct AtomicBloomFilter {
+    geometry: Geometry,
+    blocks: Vec<AtomicBlock>,
+    insert_calls: AtomicU64,
+}
+
+impl AtomicBloomFilter {
+    /// Makes a filter shareable, reusing its bits (no copy).
+    pub fn new(filter: BloomFilter) -> Self {
+        let (geometry, bits, insert_calls) = filter.into_parts();
+        let blocks = ManuallyDrop::new(bits.into_blocks());
+        let (ptr, len, cap) = (blocks.as_ptr(), blocks.len(), blocks.capacity());
+        // SAFETY: `ptr`, `len`, `cap` come from a live Vec<Block> that is
+        // never used or dropped again (ManuallyDrop). AtomicBlock has the
+        // same size and alignment as Block (asserted above), so the
+        // allocation's layout is the one Vec<AtomicBlock> of capacity `cap`
+        // deallocates with. AtomicU64 has the same in-memory representation
+        // as u64 (std docs) and every bit pattern is valid for both, so the
+        // `len` initialised Blocks are `len` initialised AtomicBlocks. The
+        // Vec is owned, so nothing else aliases the memory non-atomically.
+        let blocks = unsafe { Vec::from_raw_parts(ptr.cast_mut().cast::<AtomicBlock>(), len, cap) };
+        Self {
+            geometry,
+            blocks,
+            insert_calls: AtomicU64::new(insert_calls),
+        }
+    }
+
+    /// The plain filter, reusing the bits (no copy). Taking `self` proves no
+    /// other thread is still inserting (use `Arc::into_inner` first when
+    /// shared by `Arc`).
+    pub fn into_inner(self) -> BloomFilter {
+        let blocks = ManuallyDrop::new(self.blocks);
+        let (ptr, len, cap) = (blocks.as_ptr(), blocks.len(), blocks.capacity());
+        // SAFETY: the reverse of `new`: a Vec<AtomicBlock> never used again,
+        // same size/alignment/bit validity as Block; owning `self` means no
+        // thread holds a reference, so reading the words non-atomically
+        // from now on cannot race.
+        let blocks = unsafe { Vec::from_raw_parts(ptr.cast_mut().cast::<Block>(), len, cap) };
+        BloomFilter::from_parts(
+            self.geometry,
+            BitArray::from_blocks(blocks),
+            self.insert_calls.into_inner(),
+        )
+    }
+
+    /// A copy of the current bits as a plain filter, while others may still
+    /// insert (each word is read atomically; inserts racing with the copy
+    /// may be partly included).
+    ///
+    /// # Errors
+    /// [`Error::Allocation`] if the copy cannot be allocated.
+    pub fn to_filter(&self) -> Result<BloomFilter, Error> {
+        let mut filter = BloomFilter::from_geometry(self.geometry)?;
+        let words = self.blocks.iter().flat_map(|b| &b.0);
+        for (dst, src) in filter.words_mut().iter_mut().zip(words) {
+            *dst = src.load(Relaxed);
+        }
+        filter.set_insert_calls(self.insert_calls.load(Relaxed));
+        Ok(filter)
+    }
+
+    #[inline(always)]
+    fn word(&self, w: usize) -> &AtomicU64 {
+        &self.blocks[w / 8].0[w % 8]
+    }
+
+    /// Inserts a key, from any thread.
+    #[inline]
+    pub fn insert<K: Key + ?Sized>(&self, key: &K) {
+        key.with_bytes(|bytes| {
+            self.geometry.for_each_probe(bytes, |w, mask| {
+                self.word(w).fetch_or(mask, Relaxed);
+                true
+            })
+        });
+        self.insert_calls.fetch_add(1, Relaxed);
+    }
+
+    /// Whether a key is possibly in the set, from any thread (see the module
+    /// docs for what concurrent inserts it sees).
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        // `== mask`: blocked layouts give several bits per word; all must
+        // be set (for single-bit masks it is the same as `!= 0`).
+        key.with_bytes(|bytes| {
+            self.geometry
+                .for_each_probe(bytes, |w, mask| self.word(w).load(Relaxed) & mask == mask)
+        })
+    }
+
+    /// Inserts a key by its 128-bit hash (see [`BloomFilter::insert_hash`]).
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    #[inline]
+    pub fn insert_hash(&self, hash: u128) -> Result<(), Error> {
+        self.check_prehashed()?;
+        self.geometry.for_each_probe_hashed(hash, |w, mask| {
+            self.word(w).fetch_or(mask, Relaxed);
+            true
+        });
+        self.insert_calls.fetch_add(1, Relaxed);
+        Ok(())
+    }
+
+    /// Whether a key given by its 128-bit hash is possibly in the set.
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    #[inline]
+    pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
+        self.check_prehashed()?;
+        Ok(self
+            .geometry
+            .for_each_probe_hashed(hash, |w, mask| self.word(w).load(Relaxed) & mask == mask))
+    }
+
+    fn check_prehashed(&self) -> Result<(), Error> {
+        if self.geometry.scheme.is_two_hash() {
+            Ok(())
+        } else {
+            Err(Error::PrehashedUnsupported {
+                scheme: self.geometry.scheme.name(),
+            })
+        }
+    }
+
+    /// The number of bits m.
+    pub fn num_bits(&self) -> u64 {
+        self.geometry.num_bits
+    }
+
+    /// The number of probes k per key.
+    pub fn num_hashes(&self) -> u32 {
+        self.geometry.num_hashes
+    }
+
+    /// The layout.
+    pub fn layout(&self) -> Layout {
+        self.geometry.layout
+    }
+
+    /// The index scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.geometry.scheme
+    }
+
+    /// The hash seed.
+    pub fn seed(&self) -> u64 {
+        self.geometry.seed
+    }
+
+    /// Insert calls so far, from all threads.
+    pub fn insert_calls(&self) -> u64 {
+        self.insert_calls.load(Relaxed)
+    }
+}
+
+impl From<BloomFilter> for AtomicBloomFilter {
+    fn from(filter: BloomFilter) -> Self {
+        Self::new(filter)
+    }
+}
+
+impl From<AtomicBloomFilter> for BloomFilter {
+    fn from(filter: AtomicBloomFilter) -> Self {
+        filter.into_inner()
+    }
+}
+
+impl BloomFilter {
+    /// The shareable form of this filter, reusing its bits (see
+    /// [`AtomicBloomFilter`]).
+    pub fn into_atomic(self) -> AtomicBloomFilter {
+        AtomicBloomFilter::new(self)
+    }
+}
+
+/// Shows the parameters, never the bits.
+impl std::fmt::Debug for AtomicBloomFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicBloomFilter")
+            .field("layout", &self.geometry.layout)
+            .field("scheme", &self.geometry.scheme)
+            .field("seed", &self.geometry.seed)
+            .field("num_bits", &self.geometry.num_bits)
+            .field("num_hashes", &self.geometry.num_hashes)
+            .field("insert_calls", &self.insert_calls())
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn conversions_reuse_the_allocation() {
+        let mut f = BloomFilter::builder()
+            .bits(100_000)
+            .hashes(5)
+            .build()
+            .unwrap();
+        f.insert("x");
+        let ptr = f.words().as_ptr() as usize;
+        let a = f.into_atomic();
+        assert_eq!(a.blocks.as_ptr() as usize, ptr);
+        a.insert("y");
+        let back = a.into_inner();
+        assert_eq!(back.words().as_ptr() as usize, ptr);
+        assert!(back.contains("x") && back.contains("y"));
+        assert_eq!(back.insert_calls(), 2);
+    }
+
+    #[test]
+    fn send_sync() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<AtomicBloomFilter>();
+    }
+}

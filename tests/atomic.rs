@@ -1,0 +1,149 @@
+//! The shared-insert form: threads inserting disjoint key sets through an
+//! `Arc<AtomicBloomFilter>` produce exactly the sequentially built filter,
+//! and queries running concurrently with inserts find every key inserted
+//! before them.
+
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+use lesshash::{AtomicBloomFilter, BloomFilter, Layout, Scheme, hash_key};
+
+const THREADS: u64 = 4;
+const PER_THREAD: u64 = 20_000;
+
+fn empty(layout: Layout, scheme: Scheme) -> BloomFilter {
+    BloomFilter::builder()
+        .layout(layout)
+        .scheme(scheme)
+        .expected_items(THREADS * PER_THREAD)
+        .fpr(0.01)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn threads_inserting_disjoint_keys_equal_the_sequential_filter() {
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            let shared = Arc::new(AtomicBloomFilter::from(empty(layout, scheme)));
+            let start = Arc::new(Barrier::new(THREADS as usize));
+            let workers: Vec<_> = (0..THREADS)
+                .map(|t| {
+                    let (shared, start) = (Arc::clone(&shared), Arc::clone(&start));
+                    thread::spawn(move || {
+                        start.wait(); // all threads insert at once
+                        for key in t * PER_THREAD..(t + 1) * PER_THREAD {
+                            shared.insert(&key);
+                        }
+                    })
+                })
+                .collect();
+            for w in workers {
+                w.join().unwrap();
+            }
+            let all = 0..THREADS * PER_THREAD;
+            assert!(
+                all.clone().all(|k| shared.contains(&k)),
+                "{layout:?} {scheme:?}"
+            );
+            assert_eq!(shared.insert_calls(), THREADS * PER_THREAD);
+            let snapshot = shared.to_filter().unwrap();
+            let filter = Arc::into_inner(shared).unwrap().into_inner();
+            let mut sequential = empty(layout, scheme);
+            for key in all.clone() {
+                sequential.insert(&key);
+            }
+            assert!(filter == sequential, "{layout:?} {scheme:?}");
+            assert!(snapshot == sequential);
+            assert_eq!(filter.insert_calls(), THREADS * PER_THREAD);
+            assert!(all.clone().all(|k| filter.contains(&k)));
+        }
+    }
+}
+
+/// Keys inserted before the readers start (happens-before through
+/// `thread::spawn`) are always found while writers keep inserting; keys a
+/// writer inserted before signalling through the barrier are found by
+/// every reader after it.
+#[test]
+fn queries_concurrent_with_inserts_find_everything_inserted_before() {
+    let shared = Arc::new(empty(Layout::Classic, Scheme::default()).into_atomic());
+    for key in 0..PER_THREAD {
+        shared.insert(&key);
+    }
+    let phase = Arc::new(Barrier::new(4));
+    let writers: Vec<_> = (1..3u64)
+        .map(|t| {
+            let (shared, phase) = (Arc::clone(&shared), Arc::clone(&phase));
+            thread::spawn(move || {
+                let half = PER_THREAD / 2;
+                for key in t * PER_THREAD..t * PER_THREAD + half {
+                    shared.insert(&key);
+                }
+                phase.wait();
+                for key in t * PER_THREAD + half..(t + 1) * PER_THREAD {
+                    shared.insert(&key);
+                }
+            })
+        })
+        .collect();
+    let readers: Vec<_> = (0..2)
+        .map(|_| {
+            let (shared, phase) = (Arc::clone(&shared), Arc::clone(&phase));
+            thread::spawn(move || {
+                let mut misses = 0;
+                for _ in 0..3 {
+                    misses += (0..PER_THREAD).filter(|k| !shared.contains(k)).count();
+                }
+                phase.wait();
+                for t in 1..3u64 {
+                    let first_half = t * PER_THREAD..t * PER_THREAD + PER_THREAD / 2;
+                    misses += first_half.filter(|k| !shared.contains(k)).count();
+                }
+                misses
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    for r in readers {
+        assert_eq!(
+            r.join().unwrap(),
+            0,
+            "false negatives during concurrent inserts"
+        );
+    }
+    assert!((0..3 * PER_THREAD).all(|k| shared.contains(&k)));
+}
+
+#[test]
+fn prehashed_inserts_and_the_independent_scheme() {
+    let a = empty(Layout::Partitioned, Scheme::DoubleHashing).into_atomic();
+    let mut b = empty(Layout::Partitioned, Scheme::DoubleHashing);
+    for key in 0..1000u64 {
+        a.insert_hash(hash_key(&key, a.seed())).unwrap();
+        b.insert(&key);
+    }
+    assert!(a.contains_hash(hash_key(&7u64, a.seed())).unwrap());
+    assert!(a.to_filter().unwrap() == b);
+
+    let ind = empty(Layout::Classic, Scheme::Independent).into_atomic();
+    assert!(
+        ind.insert_hash(1)
+            .unwrap_err()
+            .to_string()
+            .contains("independent")
+    );
+    assert!(ind.contains_hash(1).is_err());
+    ind.insert("k");
+    assert!(ind.contains("k"));
+    assert_eq!(
+        (ind.layout(), ind.scheme()),
+        (Layout::Classic, Scheme::Independent)
+    );
+    let f = BloomFilter::from(ind);
+    assert!(f.contains("k"));
+    assert_eq!(f.insert_calls(), 1);
+    assert!(format!("{:?}", f.into_atomic()).len() < 300);
+}

@@ -1,0 +1,983 @@
+//! The v1 binary format: byte-level encoder expectations, round trips over
+//! every layout x scheme x size and every load path, corruption (every
+//! single-byte flip, every truncation, appended bytes, random mutations),
+//! one distinct error per header field, golden files, atomic file writes.
+
+use std::io::Read;
+
+use lesshash::format::{HEADER_LEN, Header, MAGIC, scheme_id};
+use lesshash::{Block, BloomFilter, Error, FilterView, Layout, Scheme};
+use proptest::prelude::*;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// A 64-byte-aligned copy of `bytes` (as a memory map would be).
+struct Aligned {
+    blocks: Vec<Block>,
+    len: usize,
+}
+
+impl Aligned {
+    fn new(bytes: &[u8]) -> Self {
+        let mut blocks = vec![Block([0; 8]); bytes.len().div_ceil(64) + 1];
+        bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..bytes.len()].copy_from_slice(bytes);
+        Self {
+            blocks,
+            len: bytes.len(),
+        }
+    }
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<Block, u8>(&self.blocks)[..self.len]
+    }
+    /// The same bytes starting `shift` bytes past the alignment.
+    fn shifted(bytes: &[u8], shift: usize) -> (Vec<Block>, usize) {
+        let mut blocks = vec![Block([0; 8]); (bytes.len() + shift).div_ceil(64)];
+        bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[shift..shift + bytes.len()]
+            .copy_from_slice(bytes);
+        (blocks, shift)
+    }
+}
+
+fn filter(layout: Layout, scheme: Scheme, m: u64, k: u32, n: u64, seed: u64) -> BloomFilter {
+    let mut f = BloomFilter::builder()
+        .layout(layout)
+        .scheme(scheme)
+        .bits(m)
+        .hashes(k)
+        .seed(seed)
+        .build()
+        .unwrap();
+    for i in 0..n {
+        f.insert(&format!("key-{i}"));
+    }
+    f
+}
+
+/// Answers for keys in and out of the set (4n probes, at least 64).
+fn answers(query: impl Fn(&str) -> bool, n: u64) -> Vec<bool> {
+    (0..(4 * n).max(64))
+        .map(|i| query(&format!("key-{i}")))
+        .collect()
+}
+
+/// Every way to load a serialized filter must agree.
+fn load_all_ways(bytes: &[u8]) -> Vec<Result<BloomFilter, Error>> {
+    let aligned = Aligned::new(bytes);
+    vec![
+        BloomFilter::from_bytes(bytes),
+        BloomFilter::read_from(bytes),
+        FilterView::new(aligned.bytes()).and_then(|v| v.to_filter()),
+    ]
+}
+
+fn all_configs() -> Vec<(Layout, Scheme)> {
+    Layout::ALL
+        .into_iter()
+        .flat_map(|l| Scheme::ALL.into_iter().map(move |s| (l, s)))
+        .collect()
+}
+
+// ---------------------------------------------------------------- encoder --
+
+#[test]
+fn encoder_writes_the_documented_bytes() {
+    let seed = 0x0102_0304_0506_0708;
+    let mut f = BloomFilter::builder()
+        .layout(Layout::Partitioned)
+        .scheme(Scheme::DoubleHashing)
+        .bits(999)
+        .hashes(3)
+        .seed(seed)
+        .build()
+        .unwrap();
+    f.insert("a");
+    f.insert("b");
+    let bytes = f.to_bytes();
+    assert_eq!(bytes.len() as u64, f.serialized_len());
+    // m = 999 -> 16 words -> 128 payload bytes.
+    assert_eq!(bytes.len(), 64 + 128 + 8);
+
+    #[rustfmt::skip]
+    let expected_header_without_checksum: [u8; 56] = [
+        0x89, b'L', b'H', b'B', b'F', b'\r', b'\n', 0x1a, // magic
+        1, 0,                                             // version 1
+        2,                                                // layout: partitioned
+        2,                                                // scheme: double hashing
+        1,                                                // hash: XXH3
+        0,                                                // flags
+        0, 0,                                             // reserved
+        3, 0, 0, 0,                                       // k = 3
+        0, 0, 0, 0,                                       // block_bits = 0 (flat)
+        8, 7, 6, 5, 4, 3, 2, 1,                           // seed, little-endian
+        0xe7, 0x03, 0, 0, 0, 0, 0, 0,                     // m = 999
+        2, 0, 0, 0, 0, 0, 0, 0,                           // insert_calls = 2
+        128, 0, 0, 0, 0, 0, 0, 0,                         // payload_len = 128
+    ];
+    assert_eq!(bytes[..56], expected_header_without_checksum);
+    assert_eq!(bytes[56..64], xxh3_64(&bytes[..56]).to_le_bytes());
+    assert_eq!(bytes[..8], MAGIC);
+
+    // Payload: bit p is bit p % 8 of byte 64 + p / 8, nothing else set.
+    let mut expected_payload = [0u8; 128];
+    for key in ["a", "b"] {
+        for p in f.positions(key) {
+            expected_payload[(p / 8) as usize] |= 1 << (p % 8);
+        }
+    }
+    assert_eq!(bytes[64..192], expected_payload);
+    assert_eq!(bytes[192..], xxh3_64(&bytes[..192]).to_le_bytes());
+
+    // The header parses back to the same fields.
+    let h = Header::parse(&bytes).unwrap();
+    assert_eq!(h, Header::of(&f));
+    assert_eq!(
+        (
+            h.layout,
+            h.scheme,
+            h.seed,
+            h.num_bits,
+            h.num_hashes,
+            h.block_bits,
+            h.insert_calls
+        ),
+        (
+            Layout::Partitioned,
+            Scheme::DoubleHashing,
+            seed,
+            999,
+            3,
+            0,
+            2
+        )
+    );
+    assert_eq!(h.payload_len(), 128);
+}
+
+#[test]
+fn scheme_and_layout_ids_are_the_documented_ones() {
+    use lesshash::Enhancement::{Cube, Square};
+    assert_eq!(scheme_id(Scheme::Independent), 1);
+    assert_eq!(scheme_id(Scheme::DoubleHashing), 2);
+    assert_eq!(scheme_id(Scheme::EnhancedDoubleHashing(Square)), 3);
+    assert_eq!(scheme_id(Scheme::EnhancedDoubleHashing(Cube)), 4);
+    assert_eq!(Layout::Classic as u8, 1);
+    assert_eq!(Layout::Partitioned as u8, 2);
+}
+
+// ------------------------------------------------------------ round trips --
+
+#[test]
+fn round_trip_every_layout_scheme_and_size() {
+    for (layout, scheme) in all_configs() {
+        for (m, k) in [
+            (1u64, 1u32),
+            (63, 1),
+            (64, 2),
+            (65, 5),
+            (1000, 4),
+            (4103, 7),
+            (100_000, 7),
+        ] {
+            let m = if layout == Layout::Partitioned {
+                (m / u64::from(k)).max(1) * u64::from(k)
+            } else {
+                m
+            };
+            let n = m / 10 + 1;
+            let f = filter(layout, scheme, m, k, n, m ^ 0xabc);
+            let expected = answers(|key| f.contains(key), n);
+            let bytes = f.to_bytes();
+            let ctx = format!("{layout:?} {scheme:?} m={m} k={k}");
+            for (way, loaded) in load_all_ways(&bytes).into_iter().enumerate() {
+                let g = loaded.unwrap_or_else(|e| panic!("{ctx} way {way}: {e}"));
+                assert_eq!(g, f, "{ctx} way {way}");
+                assert_eq!(g.insert_calls(), n, "{ctx} way {way}");
+                assert_eq!(g.to_bytes(), bytes, "{ctx} way {way}");
+                assert_eq!(
+                    answers(|key| g.contains(key), n),
+                    expected,
+                    "{ctx} way {way}"
+                );
+            }
+            let aligned = Aligned::new(&bytes);
+            for view in [
+                FilterView::new(aligned.bytes()).unwrap(),
+                FilterView::new_unverified(aligned.bytes()).unwrap(),
+            ] {
+                assert_eq!(answers(|key| view.contains(key), n), expected, "{ctx} view");
+                assert_eq!(view.insert_calls(), n);
+                assert_eq!(
+                    (
+                        view.layout(),
+                        view.scheme(),
+                        view.num_bits(),
+                        view.num_hashes()
+                    ),
+                    (layout, scheme, m, k)
+                );
+                if scheme.is_two_hash() {
+                    let h = lesshash::hash_key("key-0", view.seed());
+                    assert_eq!(view.contains_hash(h).unwrap(), f.contains_hash(h).unwrap());
+                } else {
+                    assert!(view.contains_hash(1).is_err());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn read_from_leaves_the_stream_after_the_filter() {
+    let a = filter(Layout::Classic, Scheme::default(), 1000, 3, 50, 1);
+    let b = filter(Layout::Partitioned, Scheme::DoubleHashing, 999, 3, 70, 2);
+    let mut stream = a.to_bytes();
+    b.write_to(&mut stream).unwrap();
+    stream.extend_from_slice(b"tail");
+    let mut r = &stream[..];
+    assert_eq!(BloomFilter::read_from(&mut r).unwrap(), a);
+    assert_eq!(BloomFilter::read_from(&mut r).unwrap(), b);
+    assert_eq!(r, b"tail");
+}
+
+/// A reader that returns at most `step` bytes per call (and sometimes
+/// `Interrupted`), as sockets and pipes do.
+struct Trickle<'a> {
+    data: &'a [u8],
+    step: usize,
+    calls: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.calls += 1;
+        if self.calls.is_multiple_of(7) {
+            return Err(std::io::ErrorKind::Interrupted.into());
+        }
+        let n = buf.len().min(self.step).min(self.data.len());
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn read_from_a_trickling_stream() {
+    let f = filter(Layout::Classic, Scheme::default(), 100_003, 5, 5000, 3);
+    let bytes = f.to_bytes();
+    for step in [1, 7, 4096, 1 << 20] {
+        let g = BloomFilter::read_from(Trickle {
+            data: &bytes,
+            step,
+            calls: 0,
+        })
+        .unwrap();
+        assert_eq!(g, f, "step {step}");
+    }
+}
+
+/// Payloads above EAGER_LIMIT take the growing path of `read_from`; the
+/// result must equal the eager paths' bit for bit.
+#[test]
+fn large_payload_grows_and_round_trips() {
+    let m = (lesshash::format::EAGER_LIMIT as u64 * 8) * 2 + 12_345;
+    let f = filter(Layout::Classic, Scheme::default(), m, 3, 20_000, 4);
+    let bytes = f.to_bytes();
+    let g = BloomFilter::read_from(Trickle {
+        data: &bytes,
+        step: 3 << 20,
+        calls: 0,
+    })
+    .unwrap();
+    assert!(g == f);
+    let mut truncated = Trickle {
+        data: &bytes[..bytes.len() / 2],
+        step: 1 << 20,
+        calls: 0,
+    };
+    let err = BloomFilter::read_from(&mut truncated).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Truncated {
+                field: "payload",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+// ------------------------------------------------------------- corruption --
+
+fn small_filters() -> Vec<BloomFilter> {
+    all_configs()
+        .into_iter()
+        .map(|(layout, scheme)| filter(layout, scheme, 300, 3, 20, 9))
+        .collect()
+}
+
+/// Every load path rejects `bytes` (never panics, never returns a filter).
+fn assert_rejected(bytes: &[u8], ctx: &str) {
+    for (way, r) in load_all_ways(bytes).into_iter().enumerate() {
+        assert!(r.is_err(), "{ctx}: way {way} accepted corrupt input");
+    }
+    let aligned = Aligned::new(bytes);
+    assert!(
+        FilterView::new(aligned.bytes()).is_err(),
+        "{ctx}: view accepted"
+    );
+}
+
+#[test]
+fn every_single_byte_flip_is_rejected() {
+    for f in small_filters() {
+        let bytes = f.to_bytes();
+        for i in 0..bytes.len() {
+            for x in [0x01u8, 0x80, 0xff] {
+                let mut c = bytes.clone();
+                c[i] ^= x;
+                assert_rejected(
+                    &c,
+                    &format!("{:?} {:?} byte {i} ^ {x:#x}", f.layout(), f.scheme()),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_truncation_is_rejected() {
+    for f in small_filters() {
+        let bytes = f.to_bytes();
+        for len in 0..bytes.len() {
+            assert_rejected(
+                &bytes[..len],
+                &format!("{:?} {:?} len {len}", f.layout(), f.scheme()),
+            );
+            let err = BloomFilter::from_bytes(&bytes[..len]).unwrap_err();
+            assert!(matches!(err, Error::Truncated { .. }), "len {len}: {err}");
+            let err = BloomFilter::read_from(&bytes[..len]).unwrap_err();
+            assert!(matches!(err, Error::Truncated { .. }), "len {len}: {err}");
+        }
+    }
+}
+
+#[test]
+fn appended_bytes_are_rejected_by_whole_input_loaders() {
+    for f in small_filters() {
+        let mut bytes = f.to_bytes();
+        for extra in [&[0u8][..], b"x", &[0u8; 64]] {
+            let mut c = bytes.clone();
+            c.extend_from_slice(extra);
+            let err = BloomFilter::from_bytes(&c).unwrap_err();
+            assert!(err.to_string().contains("`input length`"), "{err}");
+            let aligned = Aligned::new(&c);
+            assert!(FilterView::new(aligned.bytes()).is_err());
+            assert!(FilterView::new_unverified(aligned.bytes()).is_err());
+        }
+        bytes.push(0);
+        // A stream may hold more than one filter: read_from stops after it.
+        assert_eq!(BloomFilter::read_from(&bytes[..]).unwrap(), f);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Any set of random mutations (byte changes, then an optional
+    /// truncation or extension) gives an error on every path, or (only if
+    /// the mutations cancelled out) the original filter.
+    #[test]
+    fn random_mutations_never_give_a_different_filter(
+        which in 0usize..8,
+        edits in prop::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..6),
+        resize in prop_oneof![Just(None), (0usize..400).prop_map(Some)],
+    ) {
+        let f = &small_filters()[which];
+        let original = f.to_bytes();
+        let mut c = original.clone();
+        for (at, value) in &edits {
+            let i = at.index(c.len());
+            c[i] = *value;
+        }
+        if let Some(len) = resize {
+            c.resize(len, 0xa5);
+        }
+        for (way, r) in load_all_ways(&c).into_iter().enumerate() {
+            if let Ok(g) = r {
+                // Only the mutations cancelling out may load, and then only
+                // as the original filter. The streaming reader (way 1) stops
+                // after the trailer, so bytes appended after an intact
+                // filter are the next item of the stream, not corruption.
+                let intact = if way == 1 {
+                    c.len() >= original.len() && c[..original.len()] == original[..]
+                } else {
+                    c == original
+                };
+                prop_assert!(intact, "loader {} accepted a corrupted input", way);
+                prop_assert!(g == *f);
+            }
+        }
+    }
+}
+
+// ----------------------------------------------- one error per field -----
+
+/// Serialized bytes with header field bytes replaced, the header checksum
+/// (and the trailer) recomputed so that the field check itself is reached.
+fn patched(bytes: &[u8], at: usize, new: &[u8]) -> Vec<u8> {
+    let mut c = bytes.to_vec();
+    c[at..at + new.len()].copy_from_slice(new);
+    resign(&mut c);
+    c
+}
+
+fn resign(c: &mut [u8]) {
+    let h = xxh3_64(&c[..56]);
+    c[56..64].copy_from_slice(&h.to_le_bytes());
+    let end = c.len() - 8;
+    let t = xxh3_64(&c[..end]);
+    c[end..].copy_from_slice(&t.to_le_bytes());
+}
+
+#[test]
+fn each_bad_field_gives_its_own_error_naming_it() {
+    let f = filter(Layout::Partitioned, Scheme::DoubleHashing, 999, 3, 10, 5);
+    let b = f.to_bytes();
+    type Case = (Vec<u8>, fn(&Error) -> bool, &'static str);
+    let cases: Vec<Case> = vec![
+        (
+            patched(&b, 0, b"NOTLHBF!"),
+            |e| matches!(e, Error::BadMagic { .. }),
+            "`magic`",
+        ),
+        (
+            patched(&b, 8, &2u16.to_le_bytes()),
+            |e| matches!(e, Error::UnsupportedVersion { found: 2, .. }),
+            "`version` 2",
+        ),
+        (
+            patched(&b, 8, &0u16.to_le_bytes()),
+            |e| matches!(e, Error::UnsupportedVersion { found: 0, .. }),
+            "`version`",
+        ),
+        (
+            patched(&b, 10, &[9]),
+            |e| {
+                matches!(
+                    e,
+                    Error::UnknownId {
+                        field: "layout",
+                        id: 9
+                    }
+                )
+            },
+            "`layout` id 9",
+        ),
+        (
+            patched(&b, 10, &[0]),
+            |e| {
+                matches!(
+                    e,
+                    Error::UnknownId {
+                        field: "layout",
+                        ..
+                    }
+                )
+            },
+            "`layout`",
+        ),
+        (
+            patched(&b, 11, &[5]),
+            |e| {
+                matches!(
+                    e,
+                    Error::UnknownId {
+                        field: "scheme",
+                        id: 5
+                    }
+                )
+            },
+            "`scheme` id 5",
+        ),
+        (
+            patched(&b, 12, &[2]),
+            |e| {
+                matches!(
+                    e,
+                    Error::UnknownId {
+                        field: "hash",
+                        id: 2
+                    }
+                )
+            },
+            "`hash` id 2",
+        ),
+        (
+            patched(&b, 13, &[1]),
+            |e| matches!(e, Error::NonZeroPadding { field: "flags" }),
+            "`flags`",
+        ),
+        (
+            patched(&b, 15, &[1]),
+            |e| matches!(e, Error::NonZeroPadding { field: "reserved" }),
+            "`reserved`",
+        ),
+        (
+            patched(&b, 16, &0u32.to_le_bytes()),
+            |e| matches!(e, Error::OutOfRange { field: "k", .. }),
+            "`k`",
+        ),
+        (
+            patched(&b, 16, &65u32.to_le_bytes()),
+            |e| matches!(e, Error::OutOfRange { field: "k", .. }),
+            "`k`",
+        ),
+        (
+            patched(&b, 20, &512u32.to_le_bytes()),
+            |e| {
+                matches!(
+                    e,
+                    Error::OutOfRange {
+                        field: "block_bits",
+                        ..
+                    }
+                )
+            },
+            "`block_bits`",
+        ),
+        (
+            patched(&b, 32, &0u64.to_le_bytes()),
+            |e| matches!(e, Error::OutOfRange { field: "m", .. }),
+            "`m`",
+        ),
+        (
+            patched(&b, 32, &(1u64 << 47).to_le_bytes()),
+            |e| matches!(e, Error::OutOfRange { field: "m", .. }),
+            "`m`",
+        ),
+        // Partitioned needs m to be a multiple of k.
+        (
+            patched(&b, 32, &998u64.to_le_bytes()),
+            |e| matches!(e, Error::OutOfRange { field: "m", .. }),
+            "partitioned",
+        ),
+        (
+            patched(&b, 48, &120u64.to_le_bytes()),
+            |e| {
+                matches!(
+                    e,
+                    Error::SizeMismatch {
+                        field: "payload_len",
+                        expected: 128,
+                        found: 120
+                    }
+                )
+            },
+            "`payload_len`",
+        ),
+        // m = 960 = 3 * 320 is a valid partitioned size of 15 words, so the
+        // stored payload_len (16 words) no longer matches it.
+        (
+            patched(&b, 32, &960u64.to_le_bytes()),
+            |e| {
+                matches!(
+                    e,
+                    Error::SizeMismatch {
+                        field: "payload_len",
+                        expected: 120,
+                        found: 128
+                    }
+                )
+            },
+            "`payload_len`",
+        ),
+        (
+            {
+                let mut c = b.clone();
+                c[60] ^= 1;
+                c
+            },
+            |e| {
+                matches!(
+                    e,
+                    Error::ChecksumMismatch {
+                        field: "header_checksum",
+                        ..
+                    }
+                )
+            },
+            "`header_checksum`",
+        ),
+        (
+            {
+                let mut c = b.clone();
+                c[100] ^= 1;
+                c
+            },
+            |e| {
+                matches!(
+                    e,
+                    Error::ChecksumMismatch {
+                        field: "checksum",
+                        ..
+                    }
+                )
+            },
+            "`checksum`",
+        ),
+        (
+            b[..10].to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    Error::Truncated {
+                        field: "header",
+                        needed: 64,
+                        got: 10
+                    }
+                )
+            },
+            "`header`",
+        ),
+        (
+            b[..100].to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    Error::Truncated {
+                        field: "payload",
+                        needed: 192,
+                        got: 100
+                    }
+                )
+            },
+            "`payload`",
+        ),
+        (
+            b[..195].to_vec(),
+            |e| {
+                matches!(
+                    e,
+                    Error::Truncated {
+                        field: "checksum",
+                        needed: 200,
+                        got: 195
+                    }
+                )
+            },
+            "`checksum`",
+        ),
+    ];
+    for (bytes, is_expected, needle) in cases {
+        for (way, r) in load_all_ways(&bytes).into_iter().enumerate() {
+            let err = r.unwrap_err();
+            assert!(is_expected(&err), "way {way}, {needle}: got {err:?}");
+            assert!(
+                err.to_string().contains(needle),
+                "way {way}: {err} lacks {needle}"
+            );
+        }
+    }
+}
+
+#[test]
+fn nonzero_padding_bits_are_rejected() {
+    // m = 1000: bits 1000..1024 of the last word are padding.
+    let f = filter(Layout::Classic, Scheme::default(), 1000, 3, 30, 6);
+    let mut b = f.to_bytes();
+    // Byte 64 + 127, bit 7 is bit 1023 of the array: padding.
+    b[64 + 127] |= 0x80;
+    resign(&mut b);
+    for r in load_all_ways(&b) {
+        let err = r.unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::NonZeroPadding {
+                    field: "payload padding bits"
+                }
+            ),
+            "{err}"
+        );
+    }
+    // Shrinking m over set bits turns them into padding.
+    let g = filter(Layout::Partitioned, Scheme::DoubleHashing, 999, 3, 400, 5);
+    let b = g.to_bytes();
+    let padding_set = (993..999).any(|p| b[64 + p / 8] >> (p % 8) & 1 == 1);
+    assert!(padding_set, "the test needs a set bit in 993..999");
+    let err = BloomFilter::from_bytes(&patched(&b, 32, &993u64.to_le_bytes())).unwrap_err();
+    assert!(matches!(err, Error::NonZeroPadding { .. }), "{err}");
+}
+
+#[test]
+fn misaligned_view_is_an_error_naming_it() {
+    let bytes = filter(Layout::Classic, Scheme::default(), 1000, 3, 30, 6).to_bytes();
+    for shift in [1usize, 8, 32, 63] {
+        let (blocks, shift) = Aligned::shifted(&bytes, shift);
+        let buf = &bytemuck::cast_slice::<Block, u8>(&blocks)[shift..shift + bytes.len()];
+        let err = FilterView::new(buf).unwrap_err();
+        assert!(
+            matches!(err, Error::Misaligned { field: "bytes", align: 64, offset } if offset == shift),
+            "{err}"
+        );
+        assert!(err.to_string().contains("`bytes`"), "{err}");
+    }
+}
+
+#[test]
+fn view_reads_the_borrowed_bytes_in_place() {
+    // Changing a payload bit of the borrowed buffer changes the answer of a
+    // view opened without verification: it reads the caller's memory.
+    let f = filter(Layout::Classic, Scheme::DoubleHashing, 4096, 1, 0, 6);
+    let mut bytes = f.to_bytes();
+    let p = f.positions("x")[0] as usize;
+    bytes[64 + p / 8] |= 1 << (p % 8);
+    let aligned = Aligned::new(&bytes);
+    let view = FilterView::new_unverified(aligned.bytes()).unwrap();
+    assert!(view.contains("x"));
+    assert!(
+        FilterView::new(aligned.bytes()).is_err(),
+        "checksum no longer matches"
+    );
+    let debug = format!("{view:?}");
+    assert!(debug.len() < 400, "{debug}");
+}
+
+// ------------------------------------------------------------------ files --
+
+#[test]
+fn write_file_is_atomic_and_read_file_round_trips() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.lhbf");
+    let a = filter(Layout::Classic, Scheme::default(), 10_000, 4, 500, 7);
+    let b = filter(Layout::Partitioned, Scheme::Independent, 9_999, 3, 300, 8);
+    a.write_file(&path).unwrap();
+    assert_eq!(BloomFilter::read_file(&path).unwrap(), a);
+    assert_eq!(std::fs::read(&path).unwrap(), a.to_bytes());
+    b.write_file(&path).unwrap(); // replaces
+    assert_eq!(BloomFilter::read_file(&path).unwrap(), b);
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["f.lhbf"], "no temporary file left behind");
+
+    // A directory that does not exist: an I/O error, nothing written.
+    let err = a.write_file(dir.path().join("missing/f.lhbf")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Io {
+                context: "creating the temporary file",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    assert!(a.write_file("").is_err());
+
+    // read_file checks the length before allocating.
+    let bytes = a.to_bytes();
+    std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+    let err = BloomFilter::read_file(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Truncated {
+                field: "checksum",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    std::fs::write(&path, [&bytes[..], b"!"].concat()).unwrap();
+    let err = BloomFilter::read_file(&path).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::SizeMismatch {
+                field: "input length",
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let err = BloomFilter::read_file(dir.path().join("nope")).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Io {
+                context: "opening the file",
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+// ------------------------------------------------------------------ serde --
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_uses_the_binary_format() {
+    for (layout, scheme) in all_configs() {
+        let f = filter(layout, scheme, 1000 - 1000 % 3, 3, 40, 11);
+        // CBOR: a byte string holding exactly the v1 bytes.
+        let mut cbor = Vec::new();
+        ciborium::into_writer(&f, &mut cbor).unwrap();
+        let value: ciborium::Value = ciborium::from_reader(&cbor[..]).unwrap();
+        assert_eq!(value.as_bytes().unwrap(), &f.to_bytes());
+        let g: BloomFilter = ciborium::from_reader(&cbor[..]).unwrap();
+        assert_eq!(g, f);
+        assert_eq!(g.insert_calls(), 40);
+        // JSON: an array of bytes, same content.
+        let json = serde_json::to_string(&f).unwrap();
+        let raw: Vec<u8> = serde_json::from_str(&json).unwrap();
+        assert_eq!(raw, f.to_bytes());
+        let g: BloomFilter = serde_json::from_str(&json).unwrap();
+        assert_eq!(g, f);
+    }
+    // Corrupt input is a deserialization error carrying the format error.
+    let mut bytes = filter(Layout::Classic, Scheme::default(), 640, 3, 5, 1).to_bytes();
+    bytes[70] ^= 4;
+    let json = serde_json::to_string(&bytes).unwrap();
+    let err = serde_json::from_str::<BloomFilter>(&json)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`checksum`"), "{err}");
+    let err = serde_json::from_str::<BloomFilter>("\"hello\"")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("`header`") || err.contains("`magic`"), "{err}");
+}
+
+// ----------------------------------------------------------------- golden --
+
+/// One line of `tests/data/golden.txt`: a filter written by format v1.
+struct Golden {
+    name: String,
+    layout: Layout,
+    scheme: Scheme,
+    seed: u64,
+    m: u64,
+    k: u32,
+    n: u64,
+}
+
+fn golden_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// Parses the manifest: `name layout scheme seed m k n` per line, `#`
+/// comments. Adding a layout's golden file is one line here plus running
+/// `regenerate_golden` (below).
+fn golden_manifest() -> Vec<Golden> {
+    let text = std::fs::read_to_string(golden_dir().join("golden.txt")).unwrap();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            assert_eq!(f.len(), 7, "bad manifest line: {l}");
+            Golden {
+                name: f[0].into(),
+                layout: Layout::from_name(f[1]).unwrap_or_else(|| panic!("layout in {l}")),
+                scheme: Scheme::from_name(f[2]).unwrap_or_else(|| panic!("scheme in {l}")),
+                seed: u64::from_str_radix(f[3].trim_start_matches("0x"), 16).unwrap(),
+                m: f[4].parse().unwrap(),
+                k: f[5].parse().unwrap(),
+                n: f[6].parse().unwrap(),
+            }
+        })
+        .collect()
+}
+
+fn answers_string(query: impl Fn(&str) -> bool, n: u64) -> String {
+    answers(query, n)
+        .into_iter()
+        .map(|b| if b { '1' } else { '0' })
+        .collect()
+}
+
+/// Files written by v1 load forever: parameters, answers and bytes.
+#[test]
+fn golden_files_load_and_answer_as_recorded() {
+    let manifest = golden_manifest();
+    assert!(manifest.len() >= Layout::ALL.len());
+    for layout in Layout::ALL {
+        assert!(
+            manifest.iter().any(|g| g.layout == layout),
+            "no golden file for {layout:?}"
+        );
+    }
+    for g in manifest {
+        let bin = std::fs::read(golden_dir().join(format!("{}.bin", g.name)))
+            .unwrap_or_else(|e| panic!("{}.bin: {e} (run regenerate_golden)", g.name));
+        let recorded =
+            std::fs::read_to_string(golden_dir().join(format!("{}.answers", g.name))).unwrap();
+        let f = BloomFilter::from_bytes(&bin).unwrap_or_else(|e| panic!("{}: {e}", g.name));
+        assert_eq!(
+            (
+                f.layout(),
+                f.scheme(),
+                f.seed(),
+                f.num_bits(),
+                f.num_hashes(),
+                f.insert_calls()
+            ),
+            (g.layout, g.scheme, g.seed, g.m, g.k, g.n),
+            "{}",
+            g.name
+        );
+        assert_eq!(
+            answers_string(|k| f.contains(k), g.n),
+            recorded.trim(),
+            "{}",
+            g.name
+        );
+        let aligned = Aligned::new(&bin);
+        let view = FilterView::new(aligned.bytes()).unwrap();
+        assert_eq!(
+            answers_string(|k| view.contains(k), g.n),
+            recorded.trim(),
+            "{} view",
+            g.name
+        );
+        // Building the same filter today gives the same bytes: hashing,
+        // probing and encoding are all unchanged.
+        let today = filter(g.layout, g.scheme, g.m, g.k, g.n, g.seed);
+        assert!(
+            today.to_bytes() == bin,
+            "{}: today's encoding differs",
+            g.name
+        );
+    }
+}
+
+/// Writes the golden files of manifest lines that have none yet; never
+/// overwrites one. Run with
+/// `cargo test --test format -- --ignored regenerate_golden`.
+#[test]
+#[ignore = "writes tests/data; run by hand after adding a manifest line"]
+fn regenerate_golden() {
+    for g in golden_manifest() {
+        let bin = golden_dir().join(format!("{}.bin", g.name));
+        if bin.exists() {
+            continue;
+        }
+        let f = filter(g.layout, g.scheme, g.m, g.k, g.n, g.seed);
+        std::fs::write(&bin, f.to_bytes()).unwrap();
+        let answers = answers_string(|k| f.contains(k), g.n);
+        std::fs::write(
+            golden_dir().join(format!("{}.answers", g.name)),
+            answers + "\n",
+        )
+        .unwrap();
+        println!("wrote {}", bin.display());
+    }
+}
+
+#[test]
+fn header_len_is_one_cache_line() {
+    assert_eq!(HEADER_LEN, 64);
+}
