@@ -10,7 +10,9 @@
 //! (the median of each benchmark, divided by its `Throughput::Elements`, is
 //! the ns/key shown) and the side results the benches write under
 //! `target/lesshash-bench/` (bits/key and measured FPR of each peer, the
-//! actual size of each throughput filter, the run's start and end). Only
+//! actual size of each throughput filter, the run's start and end; the
+//! "Run" line shows the last `cargo bench` invocation recorded, so generate
+//! the report right after the full run it describes). Only
 //! the part of docs/benchmarks.md between the `bench_report` markers is
 //! rewritten; other sections of the page are kept as they are.
 //!
