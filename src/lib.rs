@@ -54,6 +54,7 @@
 //!
 //! See `docs/design.md` in the repository for the architecture.
 
+pub mod count_min;
 pub mod error;
 pub mod format;
 pub mod hash;
@@ -76,6 +77,7 @@ mod view;
 pub use atomic::AtomicBloomFilter;
 pub use bits::Block;
 pub use builder::Builder;
+pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};

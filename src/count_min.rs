@@ -1,0 +1,1102 @@
+//! Count-Min sketches: the paper's two-hash sketch (Sec. 9) beside the
+//! classic d-hash sketch.
+//!
+//! A Count-Min sketch (Cormode and Muthukrishnan) summarises a stream of
+//! updates `(item, count)` with positive counts in `d` tables of `w` counters.
+//! An update adds its count to one counter per table; a point query returns
+//! the minimum of the item's counters. With `a_i` the true total of item `i`
+//! and `||a||` the total of all counts (the L1 norm, [`CountMinSketch::total`]),
+//!
+//! ```text
+//! estimate(i) >= a_i   always, and   Pr[estimate(i) > a_i + epsilon*||a||] <= delta.
+//! ```
+//!
+//! # The two constructions
+//!
+//! [`CountMinScheme::Independent`] is the classic sketch (Sec. 9.1): width
+//! `w = ceil(e/epsilon)`, depth `d = ceil(ln 1/delta)`, and table `j` indexed
+//! by its own hash function. lesshash uses XXH3-64 with `d` different seeds
+//! (the same family as the Bloom filter's `Scheme::Independent`), so each
+//! update or query hashes the key `d` times.
+//!
+//! [`CountMinScheme::DoubleHashing`] is Kirsch and Mitzenmacher's
+//! modification (Sec. 9.2): `w` is **prime**, and table `j = 0 .. d-1` is
+//! indexed by
+//!
+//! ```text
+//! g_j(x) = h1(x) + j * h2(x)   (mod w)
+//! ```
+//!
+//! with `h1`, `h2` uniform on `[0, w)`. One XXH3-128 per key gives both.
+//!
+//! ## Theorem 9.1
+//!
+//! For the two-hash sketch with prime `w` and `d` tables,
+//!
+//! ```text
+//! estimate(i) >= a_i   and   Pr[estimate(i) > a_i + epsilon*||a||] <= 2/(epsilon*w^2) + (2/(epsilon*w))^d.
+//! ```
+//!
+//! The proof splits the error into `A_i`, the count of items whose `(h1, h2)`
+//! pair equals that of `i` (they share all `d` counters; `E[A_i] <= ||a||/w^2`),
+//! and `B_{j,i}`, the rest of table `j`'s collisions (`E[B_{j,i}] <= ||a||/w`).
+//! Because `w` is prime, `g_j(z) = g_j(i)` for two different `j` forces
+//! `(h1, h2)(z) = (h1, h2)(i)`: any other item collides with `i` in **at most
+//! one** table, the `B_{j,i}` are negatively dependent, and Markov's
+//! inequality per table multiplies over the tables. The argument needs the
+//! `d` values of `j` to be distinct modulo `w`, so `d <= w` (the builder
+//! enforces it).
+//!
+//! The theorem's "in particular" clause reads, in the source text, "for
+//! `w >= 2e/epsilon` and `delta >= ln 1/epsilon(1 - 1/2e^2)`"; the last line
+//! of the proof shows what is meant: `d >= ln(1 / (epsilon * (1 - 1/(2e^2))))`
+//! (the `delta` is a typo for `d`). Then `2/(epsilon*w^2) <= epsilon/(2e^2)` and
+//! `(2/(epsilon*w))^d <= e^-d <= epsilon*(1 - 1/(2e^2))`, so one sketch fails
+//! with probability at most `epsilon`. For a smaller `delta` the paper builds
+//! independent **copies** and answers with the minimum over all of them: `c`
+//! copies that each fail with probability at most `epsilon` fail together with
+//! probability at most `epsilon^c`, so `c = ceil(ln(1/delta) / ln(1/epsilon))`
+//! copies suffice. (The paper's sentence says "build `2*ceil(..)` copies"; the
+//! factor 2 counts hash functions, two per copy, which is the claim of the
+//! section's first paragraph.)
+//!
+//! ## How lesshash sizes a two-hash sketch from `(epsilon, delta)`
+//!
+//! 1. `w` = the smallest prime `>= 2e/epsilon` ([`next_prime`], a
+//!    deterministic Miller-Rabin test: bounded time for every input).
+//! 2. **One sketch** when possible: the smallest `d <= min(w, MAX_ROWS)` with
+//!    `2/(epsilon*w^2) + (2/(epsilon*w))^d <= delta`. This exists only if
+//!    `2/(epsilon*w^2) < delta` (about `delta > 0.068*epsilon`).
+//! 3. **Copies** otherwise: each copy has the smallest `d` whose bound is
+//!    `<= epsilon` (at most the paper's `ceil(ln(1/(epsilon(1 - 1/2e^2))))`),
+//!    and `c` is the smallest count with `bound^c <= delta` (at most the paper's
+//!    `ceil(ln(1/delta) / ln(1/epsilon))`).
+//! 4. When both are possible the one with fewer counters is built (ties: one
+//!    sketch). Both are covered by the theorem.
+//!
+//! Copy `c` hashes the key with its own seed, so a query costs one XXH3-128
+//! per copy; [`CountMinSketch::hashes_per_key`] reports it. For the common
+//! settings (`delta >= 0.08*epsilon`) that is one hash. Compared at equal
+//! `(epsilon, delta)` the two-hash sketch is about twice as wide as the
+//! classic one (`2e/epsilon` against `e/epsilon`): the "small space increase"
+//! the paper trades for hashing once. [`CountMinSketch::failure_bound`] gives
+//! the bound of any built sketch for any `epsilon`.
+//!
+//! # Details that the theorem leaves to the implementation
+//!
+//! * **From 64 bits to `[0, w)`.** `h1` and `h2` are the low and high halves of
+//!   the XXH3-128, each reduced with the multiply-high `(h * w) >> 64`. Like
+//!   `h % w`, this maps `floor(2^64/w)` or `ceil(2^64/w)` inputs to each
+//!   residue, a relative bias of at most `w/2^64 <= 2^-24` for the largest
+//!   width accepted ([`MAX_COUNTERS`]): negligible next to the theorem's
+//!   Markov bounds. It avoids a 64-bit division and is the reduction the
+//!   crate's Bloom filters use. The classic sketch reduces each XXH3-64 the
+//!   same way.
+//! * **`h2 = 0` is allowed.** The theorem takes `h2` uniform on all of
+//!   `[0, w)`, and its proof already charges items that agree with `i` on
+//!   `(h1, h2)` to `A_i`. A zero stride puts the item in column `h1` of every
+//!   table, but the tables are separate arrays, so nothing collapses (unlike a
+//!   Bloom filter, whose probes share one array and which therefore needs
+//!   `h2 != 0`). Forcing `h2 != 0` would make it non-uniform and change the
+//!   `1/w^2` of the proof, so lesshash keeps the paper's distribution.
+//! * **Pairwise independence.** The theorem assumes `h1`, `h2` drawn from a
+//!   pairwise-independent family. Like the rest of the crate, lesshash treats
+//!   seeded XXH3 as a random function; the tests check the resulting bounds
+//!   on real streams.
+//! * **Counters are `u64` and saturate.** 32-bit counters would halve the
+//!   memory but overflow after 4.3 billion unit updates, which a busy stream
+//!   reaches in minutes; a saturated `u64` counter needs `2^64` counts. Adds
+//!   saturate rather than wrap, so an estimate is always at least
+//!   `min(a_i, u64::MAX)`: the one-sided error survives overflow.
+//! * **Conservative update** ([`CountMinBuilder::conservative`]): an update
+//!   raises each of the item's counters only up to `estimate + count`
+//!   (counters already higher stay). Every counter of an item still bounds
+//!   its true count from above, so estimates never underestimate and are
+//!   never larger than without it, often much smaller on skewed streams. The
+//!   counters no longer equal sums of counts, so Theorem 9.1's proof (which
+//!   counts collisions) does not apply as written, and merging two
+//!   conservative sketches gives an upper bound that is not the sketch of the
+//!   concatenated stream.
+//! * **Merging** adds counters, so a merged sketch equals the sketch of the
+//!   concatenated streams (without conservative update). Both sketches must
+//!   have the same scheme, width, depth, copies, seed and update rule.
+//!
+//! ```
+//! use lesshash::{CountMinScheme, CountMinSketch};
+//!
+//! // 0.1% of the stream's total as additive error, except with probability 1%.
+//! let mut sketch = CountMinSketch::with_error(0.001, 0.01)?;
+//! assert_eq!(sketch.width(), 5437); // the smallest prime >= 2e/0.001
+//! assert_eq!(sketch.hashes_per_key(), 1);
+//! sketch.add("GET /", 3);
+//! sketch.add("GET /", 2);
+//! sketch.add(&42u64, 1);
+//! assert!(sketch.estimate("GET /") >= 5);
+//! assert_eq!(sketch.total(), 6);
+//!
+//! // The classic sketch: half as wide, one hash per table.
+//! let classic = CountMinSketch::builder()
+//!     .epsilon(0.001)
+//!     .delta(0.01)
+//!     .scheme(CountMinScheme::Independent)
+//!     .build()?;
+//! assert_eq!((classic.width(), classic.depth()), (2719, 5));
+//! assert_eq!(classic.hashes_per_key(), 5);
+//! # Ok::<(), lesshash::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+use std::f64::consts::E;
+
+use crate::Error;
+use crate::bits::BitArray;
+use crate::hash::{DEFAULT_SEED, Key, hash128, independent_hash, independent_seed, split};
+use crate::params::MAX_BITS;
+use crate::scheme::reduce;
+
+/// The most counters a sketch may have: 2^40 (8 TiB of `u64`), the same
+/// memory bound as the Bloom filter's [`MAX_BITS`].
+pub const MAX_COUNTERS: u64 = MAX_BITS / 64;
+
+/// The most tables a sketch may have (all copies together). The classic
+/// sketch needs `ceil(ln 1/delta)` tables, 745 for the smallest positive
+/// `f64`.
+pub const MAX_ROWS: u32 = 1024;
+
+/// How the tables of a [`CountMinSketch`] are indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum CountMinScheme {
+    /// The classic sketch: table `j` uses its own XXH3-64 (seeded per table),
+    /// so a key is hashed `d` times. The baseline of the paper's Sec. 9.1.
+    Independent,
+    /// The paper's Sec. 9.2: `g_j = h1 + j*h2 mod w`, `w` prime, from one
+    /// XXH3-128 per key (per copy).
+    #[default]
+    DoubleHashing,
+}
+
+impl CountMinScheme {
+    /// A short stable name (used in messages).
+    pub fn name(self) -> &'static str {
+        match self {
+            CountMinScheme::Independent => "independent",
+            CountMinScheme::DoubleHashing => "double",
+        }
+    }
+}
+
+/// Builds a [`CountMinSketch`] from either
+///
+/// * `epsilon` and `delta`: the scheme's sizing rule (see the
+///   [module docs](self)); or
+/// * `width` and `depth`: explicit tables (for the two-hash scheme `width`
+///   must be prime and `depth <= width`; [`next_prime`] finds one).
+///
+/// Invalid or contradictory parameters give [`Error::InvalidParameter`]
+/// naming the parameter; nothing is clamped silently.
+///
+/// ```
+/// use lesshash::{CountMinScheme, CountMinSketch};
+///
+/// let sketch = CountMinSketch::builder().width(8191).depth(4).seed(7).build()?;
+/// assert_eq!(sketch.size_in_bytes(), 8191 * 4 * 8);
+///
+/// let err = CountMinSketch::builder().width(8192).depth(4).build().unwrap_err();
+/// assert!(err.to_string().contains("`width`")); // not prime
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct CountMinBuilder {
+    epsilon: Option<f64>,
+    delta: Option<f64>,
+    width: Option<u64>,
+    depth: Option<u32>,
+    scheme: CountMinScheme,
+    seed: u64,
+    conservative: bool,
+}
+
+impl Default for CountMinBuilder {
+    fn default() -> Self {
+        Self {
+            epsilon: None,
+            delta: None,
+            width: None,
+            depth: None,
+            scheme: CountMinScheme::default(),
+            seed: DEFAULT_SEED,
+            conservative: false,
+        }
+    }
+}
+
+/// The tables of a sketch: `copies` independent groups of `depth` tables of
+/// `width` counters each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CountMinDimensions {
+    /// Counters per table.
+    pub width: u64,
+    /// Tables per copy.
+    pub depth: u32,
+    /// Independent copies (1 except for the two-hash copies construction).
+    pub copies: u32,
+}
+
+impl CountMinBuilder {
+    /// The additive error as a fraction of the stream's total, strictly
+    /// between 0 and 1.
+    pub fn epsilon(mut self, epsilon: f64) -> Self {
+        self.epsilon = Some(epsilon);
+        self
+    }
+
+    /// The probability that an estimate exceeds its error bound, strictly
+    /// between 0 and 1.
+    pub fn delta(mut self, delta: f64) -> Self {
+        self.delta = Some(delta);
+        self
+    }
+
+    /// Counters per table (explicit geometry).
+    pub fn width(mut self, width: u64) -> Self {
+        self.width = Some(width);
+        self
+    }
+
+    /// Number of tables (explicit geometry), 1 to [`MAX_ROWS`].
+    pub fn depth(mut self, depth: u32) -> Self {
+        self.depth = Some(depth);
+        self
+    }
+
+    /// The index scheme (default [`CountMinScheme::DoubleHashing`]).
+    pub fn scheme(mut self, scheme: CountMinScheme) -> Self {
+        self.scheme = scheme;
+        self
+    }
+
+    /// The hash seed (default [`DEFAULT_SEED`]). Sketches to be merged must
+    /// share it.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Conservative update (default off): raise counters only as far as the
+    /// new estimate. See the [module docs](self) for what it changes.
+    pub fn conservative(mut self, on: bool) -> Self {
+        self.conservative = on;
+        self
+    }
+
+    /// Validates the parameters, sizes and allocates the sketch.
+    pub fn build(self) -> Result<CountMinSketch, Error> {
+        let dims = self.dimensions()?;
+        let counters = dims.width * u64::from(dims.depth) * u64::from(dims.copies);
+        // `counters <= MAX_COUNTERS = 2^40`, so the bit count cannot overflow.
+        let storage = BitArray::zeroed(counters * 64, "width")?;
+        Ok(CountMinSketch {
+            scheme: self.scheme,
+            seed: self.seed,
+            width: dims.width,
+            depth: dims.depth,
+            copies: dims.copies,
+            conservative: self.conservative,
+            total: 0,
+            len: counters as usize,
+            counters: storage,
+        })
+    }
+
+    /// The dimensions the parameters call for, without allocating.
+    pub fn dimensions(&self) -> Result<CountMinDimensions, Error> {
+        let explicit = self.width.is_some() || self.depth.is_some();
+        let from_error = self.epsilon.is_some() || self.delta.is_some();
+        let dims = match (explicit, from_error) {
+            (true, true) => {
+                return Err(Error::invalid(
+                    "width",
+                    "conflicts with `epsilon`/`delta`: give either (epsilon, delta) or (width, depth)",
+                ));
+            }
+            (false, false) => {
+                return Err(Error::invalid(
+                    "epsilon",
+                    "missing: give (epsilon, delta) or (width, depth)",
+                ));
+            }
+            (true, false) => self.explicit_dimensions()?,
+            (false, true) => {
+                let epsilon = check_probability(
+                    "epsilon",
+                    self.epsilon
+                        .ok_or_else(|| Error::invalid("epsilon", "required with `delta`"))?,
+                )?;
+                let delta = check_probability(
+                    "delta",
+                    self.delta
+                        .ok_or_else(|| Error::invalid("delta", "required with `epsilon`"))?,
+                )?;
+                match self.scheme {
+                    CountMinScheme::Independent => classic_dimensions(epsilon, delta)?,
+                    CountMinScheme::DoubleHashing => two_hash_dimensions(epsilon, delta)?,
+                }
+            }
+        };
+        debug_assert!(dims.width * u64::from(dims.depth * dims.copies) <= MAX_COUNTERS);
+        Ok(dims)
+    }
+
+    fn explicit_dimensions(&self) -> Result<CountMinDimensions, Error> {
+        let width = self
+            .width
+            .ok_or_else(|| Error::invalid("width", "required with `depth`"))?;
+        let depth = self
+            .depth
+            .ok_or_else(|| Error::invalid("depth", "required with `width`"))?;
+        if width == 0 || width > MAX_COUNTERS {
+            return Err(Error::invalid(
+                "width",
+                format!("must be between 1 and {MAX_COUNTERS}, got {width}"),
+            ));
+        }
+        if depth == 0 || depth > MAX_ROWS {
+            return Err(Error::invalid(
+                "depth",
+                format!("must be between 1 and {MAX_ROWS}, got {depth}"),
+            ));
+        }
+        if width * u64::from(depth) > MAX_COUNTERS {
+            return Err(Error::invalid(
+                "width",
+                format!(
+                    "width {width} times depth {depth} exceeds the {MAX_COUNTERS} counters allowed"
+                ),
+            ));
+        }
+        if self.scheme == CountMinScheme::DoubleHashing {
+            if !is_prime(width) {
+                let hint = match next_prime(width) {
+                    Some(p) => format!("; the next prime is {p}"),
+                    None => String::new(),
+                };
+                return Err(Error::invalid(
+                    "width",
+                    format!("the two-hash scheme needs a prime width, got {width}{hint}"),
+                ));
+            }
+            if u64::from(depth) > width {
+                return Err(Error::invalid(
+                    "depth",
+                    format!(
+                        "the two-hash scheme needs depth <= width (distinct strides mod w), got {depth} > {width}"
+                    ),
+                ));
+            }
+        }
+        Ok(CountMinDimensions {
+            width,
+            depth,
+            copies: 1,
+        })
+    }
+}
+
+/// Accepts a probability strictly between 0 and 1 (NaN rejected).
+fn check_probability(name: &'static str, p: f64) -> Result<f64, Error> {
+    if p > 0.0 && p < 1.0 {
+        Ok(p)
+    } else {
+        Err(Error::invalid(
+            name,
+            format!("must be strictly between 0 and 1, got {p}"),
+        ))
+    }
+}
+
+/// A width computed in floating point, as an integer, or an error naming
+/// `epsilon` when it exceeds [`MAX_COUNTERS`].
+fn width_for(ideal: f64) -> Result<u64, Error> {
+    let w = ideal.ceil();
+    if w.is_nan() || w > MAX_COUNTERS as f64 {
+        return Err(Error::invalid(
+            "epsilon",
+            format!("needs a width of {w:e} counters, more than the {MAX_COUNTERS} allowed"),
+        ));
+    }
+    Ok((w as u64).max(1))
+}
+
+/// Checks the total size of a sizing result.
+fn check_total(dims: CountMinDimensions) -> Result<CountMinDimensions, Error> {
+    let rows = u64::from(dims.depth) * u64::from(dims.copies);
+    if rows > u64::from(MAX_ROWS) {
+        return Err(Error::invalid(
+            "delta",
+            format!("needs {rows} tables, more than the {MAX_ROWS} allowed"),
+        ));
+    }
+    if dims
+        .width
+        .checked_mul(rows)
+        .is_none_or(|n| n > MAX_COUNTERS)
+    {
+        return Err(Error::invalid(
+            "epsilon",
+            format!(
+                "needs {rows} tables of {} counters, more than the {MAX_COUNTERS} allowed",
+                dims.width
+            ),
+        ));
+    }
+    Ok(dims)
+}
+
+/// The classic rule: `w = ceil(e/epsilon)`, `d = ceil(ln 1/delta)`.
+fn classic_dimensions(epsilon: f64, delta: f64) -> Result<CountMinDimensions, Error> {
+    let width = width_for(E / epsilon)?;
+    let depth = (1.0 / delta).ln().ceil().max(1.0);
+    if depth > f64::from(MAX_ROWS) {
+        return Err(Error::invalid(
+            "delta",
+            format!("needs {depth} tables, more than the {MAX_ROWS} allowed"),
+        ));
+    }
+    check_total(CountMinDimensions {
+        width,
+        depth: depth as u32,
+        copies: 1,
+    })
+}
+
+/// Theorem 9.1's bound for one two-hash sketch of `depth` tables of prime
+/// `width`: `2/(epsilon*w^2) + (2/(epsilon*w))^d`, capped at 1.
+pub fn two_hash_bound(epsilon: f64, width: u64, depth: u32) -> f64 {
+    let ew = epsilon * width as f64;
+    let r = 2.0 / ew;
+    (2.0 / (ew * width as f64) + r.powf(f64::from(depth))).min(1.0)
+}
+
+/// The smallest `d <= min(width, MAX_ROWS)` with `two_hash_bound <= target`.
+fn smallest_depth(epsilon: f64, width: u64, target: f64) -> Option<u32> {
+    let max = width.min(u64::from(MAX_ROWS)) as u32;
+    (1..=max).find(|&d| two_hash_bound(epsilon, width, d) <= target)
+}
+
+/// The paper's rules for the two-hash sketch (see the module docs).
+fn two_hash_dimensions(epsilon: f64, delta: f64) -> Result<CountMinDimensions, Error> {
+    let min_width = width_for(2.0 * E / epsilon)?;
+    let width = next_prime(min_width)
+        .filter(|&p| p <= MAX_COUNTERS)
+        .ok_or_else(|| {
+            Error::invalid(
+                "epsilon",
+                format!("no prime width between {min_width} and {MAX_COUNTERS}"),
+            )
+        })?;
+    let single = smallest_depth(epsilon, width, delta).map(|depth| CountMinDimensions {
+        width,
+        depth,
+        copies: 1,
+    });
+    let copies = smallest_depth(epsilon, width, epsilon).and_then(|depth| {
+        let per_copy = two_hash_bound(epsilon, width, depth);
+        // per_copy <= epsilon < 1, and per_copy^c decreases to 0.
+        let mut copies = 1u32;
+        let mut bound = per_copy;
+        while bound > delta {
+            if copies >= MAX_ROWS {
+                return None;
+            }
+            copies += 1;
+            bound *= per_copy;
+        }
+        Some(CountMinDimensions {
+            width,
+            depth,
+            copies,
+        })
+    });
+    let dims = match (single, copies) {
+        (Some(s), Some(c)) => {
+            if u64::from(c.depth) * u64::from(c.copies) < u64::from(s.depth) {
+                c
+            } else {
+                s
+            }
+        }
+        (Some(s), None) => s,
+        (None, Some(c)) => c,
+        (None, None) => {
+            return Err(Error::invalid(
+                "delta",
+                format!(
+                    "{delta} is not reachable with at most {MAX_ROWS} tables at epsilon = {epsilon}"
+                ),
+            ));
+        }
+    };
+    check_total(dims)
+}
+
+/// A Count-Min sketch: frequency estimates for a stream of `(key, count)`
+/// updates that never underestimate.
+///
+/// Built with [`CountMinSketch::with_error`] or [`CountMinSketch::builder`];
+/// the scheme and dimensions are fixed for the sketch's life. See the
+/// [module docs](self) for the guarantee and the sizing rules.
+///
+/// ```
+/// use lesshash::CountMinSketch;
+///
+/// let mut sketch = CountMinSketch::with_error(0.01, 0.01)?;
+/// for word in "the cat and the hat and the bat".split(' ') {
+///     sketch.add(word, 1);
+/// }
+/// assert!(sketch.estimate("the") >= 3);
+/// let mut counts = [0u64; 2];
+/// sketch.estimate_batch(&["and", "dog"], &mut counts)?;
+/// assert!(counts[0] >= 2);
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct CountMinSketch {
+    scheme: CountMinScheme,
+    seed: u64,
+    width: u64,
+    depth: u32,
+    copies: u32,
+    conservative: bool,
+    /// `||a||`, saturating.
+    total: u64,
+    /// Counters in use: `copies * depth * width`, row-major.
+    len: usize,
+    /// Counter storage (rounded up to whole cache lines; the tail stays 0).
+    counters: BitArray,
+}
+
+/// Shows the parameters only: counters are never dumped.
+impl std::fmt::Debug for CountMinSketch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CountMinSketch")
+            .field("scheme", &self.scheme)
+            .field("width", &self.width)
+            .field("depth", &self.depth)
+            .field("copies", &self.copies)
+            .field("seed", &self.seed)
+            .field("conservative", &self.conservative)
+            .field("total", &self.total)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The seed of copy `c`: the sketch's seed for copy 0 (so a one-copy sketch
+/// hashes exactly like [`hash_key`](crate::hash_key)), spread seeds after.
+#[inline]
+fn copy_seed(seed: u64, copy: u32) -> u64 {
+    if copy == 0 {
+        seed
+    } else {
+        independent_seed(seed, copy)
+    }
+}
+
+/// `(h1, h2)` on `[0, width)` from a 128-bit hash: multiply-high reduction
+/// of the low and high halves. `h2 = 0` is kept (see the module docs).
+#[inline(always)]
+pub fn two_hash_start(hash: u128, width: u64) -> (u64, u64) {
+    let (lo, hi) = split(hash);
+    (reduce(lo, width), reduce(hi, width))
+}
+
+/// The oracle: the column of every table (copy-major, then table) that a
+/// key's bytes use, by the direct formulas: `reduce(XXH3-64_j(x), w)` for the
+/// classic sketch, `(h1 + j*h2) mod w` in 128-bit arithmetic for the
+/// two-hash sketch. Allocates; for tests and tools.
+///
+/// # Panics
+/// If `width` is 0.
+pub fn reference_columns(
+    scheme: CountMinScheme,
+    bytes: &[u8],
+    seed: u64,
+    dims: CountMinDimensions,
+) -> Vec<u64> {
+    let w = dims.width;
+    match scheme {
+        CountMinScheme::Independent => (0..dims.depth * dims.copies)
+            .map(|j| reduce(independent_hash(bytes, seed, j), w))
+            .collect(),
+        CountMinScheme::DoubleHashing => (0..dims.copies)
+            .flat_map(|c| {
+                let (h1, h2) = two_hash_start(hash128(bytes, copy_seed(seed, c)), w);
+                (0..dims.depth).map(move |j| {
+                    let g = u128::from(h1) + u128::from(j) * u128::from(h2);
+                    (g % u128::from(w)) as u64
+                })
+            })
+            .collect(),
+    }
+}
+
+/// What maps a key to its counters (copied out of the sketch so that the
+/// counters can be borrowed mutably while indexing).
+#[derive(Clone, Copy)]
+struct Indexer {
+    scheme: CountMinScheme,
+    seed: u64,
+    width: u64,
+    depth: u32,
+    copies: u32,
+}
+
+impl Indexer {
+    /// Calls `f` with the flat index of the key's counter in every table.
+    ///
+    /// The fast path: the two-hash strides are added modulo `w` with one
+    /// compare (both terms are below `w <= 2^40`, so no overflow). Equal to
+    /// [`reference_columns`] (tested).
+    #[inline(always)]
+    fn for_each(self, bytes: &[u8], mut f: impl FnMut(usize)) {
+        let w = self.width;
+        match self.scheme {
+            CountMinScheme::Independent => {
+                let mut base = 0u64;
+                for j in 0..self.depth {
+                    f((base + reduce(independent_hash(bytes, self.seed, j), w)) as usize);
+                    base += w;
+                }
+            }
+            CountMinScheme::DoubleHashing => {
+                let mut base = 0u64;
+                for c in 0..self.copies {
+                    let (h1, h2) = two_hash_start(hash128(bytes, copy_seed(self.seed, c)), w);
+                    let mut g = h1;
+                    for _ in 0..self.depth {
+                        f((base + g) as usize);
+                        base += w;
+                        g += h2;
+                        if g >= w {
+                            g -= w;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl CountMinSketch {
+    /// A [`CountMinBuilder`] with the defaults (two-hash scheme, default
+    /// seed, no conservative update).
+    pub fn builder() -> CountMinBuilder {
+        CountMinBuilder::default()
+    }
+
+    /// A two-hash sketch sized by the paper's rules for additive error
+    /// `epsilon * total()` with failure probability `delta`.
+    pub fn with_error(epsilon: f64, delta: f64) -> Result<Self, Error> {
+        Self::builder().epsilon(epsilon).delta(delta).build()
+    }
+
+    #[inline(always)]
+    fn slots(&self) -> &[u64] {
+        &self.counters.words()[..self.len]
+    }
+
+    #[inline(always)]
+    fn slots_mut(&mut self) -> &mut [u64] {
+        let len = self.len;
+        &mut self.counters.words_mut()[..len]
+    }
+
+    #[inline(always)]
+    fn add_bytes(&mut self, bytes: &[u8], count: u64) {
+        let ix = self.indexer();
+        if self.conservative {
+            let target = self.estimate_bytes(bytes).saturating_add(count);
+            let words = self.slots_mut();
+            ix.for_each(bytes, |i| words[i] = words[i].max(target));
+        } else {
+            let words = self.slots_mut();
+            ix.for_each(bytes, |i| words[i] = words[i].saturating_add(count));
+        }
+        self.total = self.total.saturating_add(count);
+    }
+
+    #[inline(always)]
+    fn estimate_bytes(&self, bytes: &[u8]) -> u64 {
+        let words = self.slots();
+        let mut min = u64::MAX;
+        self.indexer().for_each(bytes, |i| min = min.min(words[i]));
+        min
+    }
+
+    /// Adds `count` occurrences of `key` (saturating at `u64::MAX`).
+    #[inline]
+    pub fn add<K: Key + ?Sized>(&mut self, key: &K, count: u64) {
+        key.with_bytes(|bytes| self.add_bytes(bytes, count));
+    }
+
+    /// The estimated total count of `key`: never below the true count.
+    #[inline]
+    pub fn estimate<K: Key + ?Sized>(&self, key: &K) -> u64 {
+        key.with_bytes(|bytes| self.estimate_bytes(bytes))
+    }
+
+    /// Adds `count` occurrences of every key of `keys`.
+    pub fn add_batch<K: Key>(&mut self, keys: &[K], count: u64) {
+        for key in keys {
+            self.add(key, count);
+        }
+    }
+
+    /// Applies a stream of `(key, count)` updates in order.
+    pub fn add_updates<K: Key>(&mut self, updates: &[(K, u64)]) {
+        for (key, count) in updates {
+            self.add(key, *count);
+        }
+    }
+
+    /// Writes into `out[i]` the estimate of `keys[i]`.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] if `out` and `keys` differ in length.
+    pub fn estimate_batch<K: Key>(&self, keys: &[K], out: &mut [u64]) -> Result<(), Error> {
+        if keys.len() != out.len() {
+            return Err(Error::LengthMismatch {
+                name: "out",
+                expected: keys.len(),
+                got: out.len(),
+            });
+        }
+        for (key, slot) in keys.iter().zip(out) {
+            *slot = self.estimate(key);
+        }
+        Ok(())
+    }
+
+    /// Adds `other`'s counts into `self`: afterwards `self` is the sketch of
+    /// both streams (for sketches without conservative update, exactly the
+    /// sketch of the concatenated stream).
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`] naming the first parameter that differs
+    /// (`scheme`, `width`, `depth`, `copies`, `seed`, `conservative`).
+    pub fn merge(&mut self, other: &CountMinSketch) -> Result<(), Error> {
+        fn check<T: PartialEq + std::fmt::Debug>(
+            parameter: &'static str,
+            left: T,
+            right: T,
+        ) -> Result<(), Error> {
+            if left == right {
+                Ok(())
+            } else {
+                Err(Error::Incompatible {
+                    parameter,
+                    left: format!("{left:?}"),
+                    right: format!("{right:?}"),
+                })
+            }
+        }
+        check("scheme", self.scheme, other.scheme)?;
+        check("width", self.width, other.width)?;
+        check("depth", self.depth, other.depth)?;
+        check("copies", self.copies, other.copies)?;
+        check("seed", self.seed, other.seed)?;
+        check("conservative", self.conservative, other.conservative)?;
+        for (mine, theirs) in self.slots_mut().iter_mut().zip(other.slots()) {
+            *mine = mine.saturating_add(*theirs);
+        }
+        self.total = self.total.saturating_add(other.total);
+        Ok(())
+    }
+
+    /// The total of all counts added (`||a||`, the L1 norm of the stream),
+    /// saturating at `u64::MAX`. The error bound is `epsilon * total()`.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// Resets every counter and the total (keeps dimensions and seed).
+    pub fn clear(&mut self) {
+        self.counters.clear();
+        self.total = 0;
+    }
+
+    /// The flat counter index of every table for `key` (fast path; for tests
+    /// and tools). Allocates.
+    pub fn columns<K: Key + ?Sized>(&self, key: &K) -> Vec<u64> {
+        let mut out = Vec::with_capacity((self.depth * self.copies) as usize);
+        let w = self.width;
+        let ix = self.indexer();
+        key.with_bytes(|bytes| ix.for_each(bytes, |i| out.push(i as u64 % w)));
+        out
+    }
+
+    #[inline(always)]
+    fn indexer(&self) -> Indexer {
+        Indexer {
+            scheme: self.scheme,
+            seed: self.seed,
+            width: self.width,
+            depth: self.depth,
+            copies: self.copies,
+        }
+    }
+
+    /// Counters per table.
+    pub fn width(&self) -> u64 {
+        self.width
+    }
+
+    /// Tables per copy.
+    pub fn depth(&self) -> u32 {
+        self.depth
+    }
+
+    /// Independent copies (more than 1 only for the two-hash copies
+    /// construction; see the module docs).
+    pub fn copies(&self) -> u32 {
+        self.copies
+    }
+
+    /// The sketch's dimensions.
+    pub fn dimensions(&self) -> CountMinDimensions {
+        CountMinDimensions {
+            width: self.width,
+            depth: self.depth,
+            copies: self.copies,
+        }
+    }
+
+    /// The index scheme.
+    pub fn scheme(&self) -> CountMinScheme {
+        self.scheme
+    }
+
+    /// The hash seed.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Whether updates are conservative.
+    pub fn is_conservative(&self) -> bool {
+        self.conservative
+    }
+
+    /// Hash computations per update or query: `depth` XXH3-64 for the
+    /// classic sketch, one XXH3-128 per copy for the two-hash sketch.
+    pub fn hashes_per_key(&self) -> u32 {
+        match self.scheme {
+            CountMinScheme::Independent => self.depth,
+            CountMinScheme::DoubleHashing => self.copies,
+        }
+    }
+
+    /// Bytes of counter storage (`8 * width * depth * copies`).
+    pub fn size_in_bytes(&self) -> usize {
+        self.len * 8
+    }
+
+    /// The proven bound on `Pr[estimate(i) > a_i + epsilon * total()]` for
+    /// this sketch's dimensions (without conservative update):
+    /// `(1/(epsilon*w))^d` for the classic sketch (Markov per independent
+    /// table), Theorem 9.1's bound to the power `copies` for the two-hash
+    /// sketch. NaN for an `epsilon` that is not positive.
+    pub fn failure_bound(&self, epsilon: f64) -> f64 {
+        if epsilon.is_nan() || epsilon <= 0.0 {
+            return f64::NAN;
+        }
+        match self.scheme {
+            CountMinScheme::Independent => (1.0 / (epsilon * self.width as f64))
+                .min(1.0)
+                .powf(f64::from(self.depth)),
+            CountMinScheme::DoubleHashing => {
+                two_hash_bound(epsilon, self.width, self.depth).powf(f64::from(self.copies))
+            }
+        }
+    }
+}
+
+/// `a * b mod m` without overflow.
+#[inline]
+fn mul_mod(a: u64, b: u64, m: u64) -> u64 {
+    ((u128::from(a) * u128::from(b)) % u128::from(m)) as u64
+}
+
+fn pow_mod(mut base: u64, mut exp: u64, m: u64) -> u64 {
+    let mut acc = 1 % m;
+    base %= m;
+    while exp > 0 {
+        if exp & 1 == 1 {
+            acc = mul_mod(acc, base, m);
+        }
+        base = mul_mod(base, base, m);
+        exp >>= 1;
+    }
+    acc
+}
+
+/// Whether `n` is prime: a deterministic Miller-Rabin test, exact for every
+/// `u64` (the first twelve primes as bases suffice below 3.3 * 10^24).
+///
+/// Hand-written rather than a dependency: it is twenty lines, and it is
+/// tested against a sieve and known strong pseudoprimes.
+pub fn is_prime(n: u64) -> bool {
+    const BASES: [u64; 12] = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37];
+    if n < 2 {
+        return false;
+    }
+    for p in BASES {
+        if n.is_multiple_of(p) {
+            return n == p;
+        }
+    }
+    let s = (n - 1).trailing_zeros();
+    let d = (n - 1) >> s;
+    'bases: for a in BASES {
+        let mut x = pow_mod(a, d, n);
+        if x == 1 || x == n - 1 {
+            continue;
+        }
+        for _ in 1..s {
+            x = mul_mod(x, x, n);
+            if x == n - 1 {
+                continue 'bases;
+            }
+        }
+        return false;
+    }
+    true
+}
+
+/// The smallest prime `>= n`, or `None` if there is none below 2^64.
+///
+/// Bounded: gaps between consecutive primes below 2^64 are under 1,600, so
+/// at most that many candidates are tested.
+pub fn next_prime(n: u64) -> Option<u64> {
+    (n.max(2)..=u64::MAX).find(|&c| is_prime(c))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sieve(limit: usize) -> Vec<bool> {
+        let mut prime = vec![true; limit];
+        prime[0] = false;
+        prime[1] = false;
+        for i in 2..limit {
+            if prime[i] {
+                for j in (i * i..limit).step_by(i) {
+                    prime[j] = false;
+                }
+            }
+        }
+        prime
+    }
+
+    #[test]
+    fn is_prime_matches_a_sieve() {
+        let table = sieve(200_000);
+        for (n, &p) in table.iter().enumerate() {
+            assert_eq!(is_prime(n as u64), p, "n = {n}");
+        }
+    }
+
+    #[test]
+    fn is_prime_on_large_and_adversarial_values() {
+        // Primes: 2^31-1, 2^61-1, the largest prime below 2^64.
+        for p in [2_147_483_647u64, (1 << 61) - 1, u64::MAX - 58] {
+            assert!(is_prime(p), "{p}");
+        }
+        // Strong pseudoprimes to several bases, Carmichael numbers, squares.
+        for c in [
+            3_215_031_751u64,
+            3_825_123_056_546_413_051,
+            561,
+            1_105,
+            4_759_123_141,
+            1_000_000_007 * 998_244_353,
+            u64::MAX,
+        ] {
+            assert!(!is_prime(c), "{c}");
+        }
+    }
+
+    #[test]
+    fn next_prime_is_the_smallest_prime_at_or_above() {
+        let table = sieve(10_000);
+        for n in 0..9_000u64 {
+            let p = next_prime(n).unwrap();
+            assert!(p >= n && table[p as usize]);
+            assert!((n..p).all(|c| !table[c as usize]));
+        }
+        assert_eq!(next_prime(u64::MAX - 58), Some(u64::MAX - 58));
+        assert_eq!(next_prime(u64::MAX - 57), None);
+    }
+
+    #[test]
+    fn two_hash_sizing_follows_the_paper() {
+        // epsilon = 0.01: w = smallest prime >= 2e/0.01 = 543.6 -> 547.
+        let b = CountMinSketch::builder().epsilon(0.01);
+        let dims = b.clone().delta(0.01).dimensions().unwrap();
+        assert_eq!(dims.width, 547);
+        assert_eq!(dims.copies, 1);
+        // Smallest d with the bound <= delta, and d-1 does not reach it.
+        assert!(two_hash_bound(0.01, 547, dims.depth) <= 0.01);
+        assert!(two_hash_bound(0.01, 547, dims.depth - 1) > 0.01);
+        // The "in particular" clause: d = ceil(ln(1/(eps(1 - 1/2e^2)))) reaches eps.
+        let d_paper = (1.0 / (0.01 * (1.0 - 1.0 / (2.0 * E * E)))).ln().ceil() as u32;
+        assert!(two_hash_bound(0.01, 547, d_paper) <= 0.01);
+        // 2/(eps w^2) = 6.7e-4: delta below it needs copies, each failing
+        // with probability <= eps; at most the paper's ceil(ln(1/delta)/ln(1/eps)).
+        let dims = b.delta(1e-6).dimensions().unwrap();
+        assert!(dims.copies > 1, "{dims:?}");
+        let paper_copies = ((1.0f64 / 1e-6).ln() / (1.0f64 / 0.01).ln()).ceil() as u32;
+        assert!(dims.copies <= paper_copies);
+        let per_copy = two_hash_bound(0.01, 547, dims.depth);
+        assert!(per_copy <= 0.01 && per_copy.powi(dims.copies as i32) <= 1e-6);
+        assert!(dims.depth <= d_paper);
+    }
+
+    #[test]
+    fn classic_sizing_is_ceil_e_over_eps_by_ceil_ln_inv_delta() {
+        let dims = CountMinSketch::builder()
+            .scheme(CountMinScheme::Independent)
+            .epsilon(0.001)
+            .delta(0.01)
+            .dimensions()
+            .unwrap();
+        assert_eq!(
+            dims,
+            CountMinDimensions {
+                width: 2719,
+                depth: 5,
+                copies: 1
+            }
+        );
+    }
+
+    #[test]
+    fn fast_indices_equal_the_oracle() {
+        for scheme in [CountMinScheme::Independent, CountMinScheme::DoubleHashing] {
+            for (eps, delta) in [(0.01, 0.01), (0.01, 1e-7), (0.3, 0.2), (0.001, 0.05)] {
+                let s = CountMinSketch::builder()
+                    .scheme(scheme)
+                    .epsilon(eps)
+                    .delta(delta)
+                    .seed(99)
+                    .build()
+                    .unwrap();
+                for key in 0..500u64 {
+                    let want = reference_columns(scheme, &key.to_le_bytes(), 99, s.dimensions());
+                    assert_eq!(s.columns(&key), want, "{scheme:?} {eps} {delta} {key}");
+                }
+            }
+        }
+    }
+}
