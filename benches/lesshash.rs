@@ -3,7 +3,12 @@
 
 mod groups {
     pub mod count_min;
+    pub mod format;
 }
 
-criterion::criterion_group!(benches, groups::count_min::register);
+criterion::criterion_group!(
+    benches,
+    groups::count_min::register,
+    groups::format::register
+);
 criterion::criterion_main!(benches);
