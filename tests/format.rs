@@ -212,7 +212,7 @@ fn round_trip_every_layout_scheme_and_size() {
                         view.num_bits(),
                         view.num_hashes()
                     ),
-                    (layout, scheme, m, k)
+                    (layout, scheme, f.num_bits(), k)
                 );
                 if scheme.is_two_hash() {
                     let h = lesshash::hash_key("key-0", view.seed());

@@ -170,7 +170,10 @@ fn estimate_sd(m: f64, k: f64, n: f64) -> f64 {
 #[test]
 fn union_and_intersection_size_estimates_are_within_five_sigma() {
     let (m, k) = (1u64 << 20, 7u32);
-    for layout in Layout::ALL {
+    // The standard deviation below is derived for the flat layouts' fill
+    // estimator; blocked layouts' estimators have their own variance (and
+    // their equality with the materialised union is tested above).
+    for layout in [Layout::Classic, Layout::Partitioned] {
         let proto = empty(layout, Scheme::default(), m - m % 7, k);
         // |A| = 40000, |B| = 40000, |A ∩ B| = 20000, |A ∪ B| = 60000.
         let (fa, fb) = (built(&proto, 0..40_000), built(&proto, 20_000..60_000));
