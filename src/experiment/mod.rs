@@ -24,7 +24,7 @@
 //!
 //! Within a trial every variant sees the same items. The two-hash variants
 //! share one XXH3-128 per item, computed once per trial
-//! ([`hash_key`](crate::hash_key)) and fed to
+//! ([`hash_key`]) and fed to
 //! [`insert_hash_batch`](crate::BloomFilter::insert_hash_batch) and
 //! [`contains_hash`](crate::BloomFilter::contains_hash), which the library
 //! tests to be identical to inserting the keys. `Independent` filters hash
@@ -49,7 +49,16 @@
 //! (classic, independent), partition (partitioned, double hashing), double,
 //! enhanced `i^2` and enhanced `i^3` (classic). On the partitioned layout
 //! enhanced double hashing answers exactly as plain double hashing (see the
-//! layout's docs); those rows double as a check of that.
+//! layout's docs), so [`Variant::all`] leaves those two out
+//! ([`Variant::same_answers_as`]); [`Variant::every`] keeps them.
+//!
+//! # Cost
+//!
+//! Per trial and item: one XXH3-128 shared by every two-hash variant, and k
+//! XXH3-64 per `Independent` variant (that scheme *is* k hash functions; the
+//! library's own `insert`/`contains` compute them). No allocation per item
+//! or per trial beyond a `Vec` of one count per variant: each rayon worker
+//! keeps its filters and hash buffers and clears them between trials.
 
 #![forbid(unsafe_code)]
 
@@ -102,8 +111,19 @@ pub struct Variant {
 
 impl Variant {
     /// Every layout of [`Layout::ALL`] with every scheme of [`Scheme::ALL`],
-    /// layout-major.
+    /// layout-major, except the variants that answer every query exactly as
+    /// an earlier one ([`same_answers_as`](Self::same_answers_as)): running
+    /// them would only repeat a row.
     pub fn all() -> Vec<Variant> {
+        Self::every()
+            .into_iter()
+            .filter(|v| v.same_answers_as().is_none())
+            .collect()
+    }
+
+    /// Every layout of [`Layout::ALL`] with every scheme of [`Scheme::ALL`],
+    /// layout-major, including the ones [`all`](Self::all) leaves out.
+    pub fn every() -> Vec<Variant> {
         Layout::ALL
             .iter()
             .flat_map(|&layout| {
@@ -112,6 +132,22 @@ impl Variant {
                     .map(move |&scheme| Variant { layout, scheme })
             })
             .collect()
+    }
+
+    /// The variant this one answers every query exactly as, given the same
+    /// seed and items, if there is one: on the partitioned layout, enhanced
+    /// double hashing shifts every key's probe in sub-array i by the same
+    /// constant `f(i)`, a bijection of that sub-array, so members and
+    /// queries move together and each answer is plain double hashing's
+    /// (tested: `tests/experiment.rs`).
+    pub fn same_answers_as(self) -> Option<Variant> {
+        match (self.layout, self.scheme) {
+            (Layout::Partitioned, Scheme::EnhancedDoubleHashing(_)) => Some(Variant {
+                layout: Layout::Partitioned,
+                scheme: Scheme::DoubleHashing,
+            }),
+            _ => None,
+        }
     }
 
     /// The paper's five schemes, in the paper's order (standard, partition,
@@ -562,17 +598,35 @@ pub fn wilson_interval(x: u64, total: u64, z: f64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
-/// The rows as CSV with a header line. Fields are numbers and the
-/// `layout/scheme` id, so nothing needs quoting; `paper` is empty for
-/// variants outside the paper's five.
+/// The header of [`csv`]: the columns, in order.
+///
+/// `c,k,n,m` are the point and the built filter's bits; `variant` is
+/// [`Variant::id`], `paper` its [`Variant::paper_name`] (empty outside the
+/// paper's five); `trials` is T, `queries` q; `p`, `ideal_fpr`, `model_fpr`,
+/// `false_positives`, `mean_fpr`, `std_err`, `ci95_low`, `ci95_high` are the
+/// [`Row`] fields of those names; `binomial_std_err`, `mean_over_p` and
+/// `z_vs_ideal` are derived ([`Row::binomial_std_err`], `mean_fpr / p`,
+/// [`Row::z_vs_ideal`]); `q_counts` is the histogram of Q, `;`-separated
+/// counts for Q = 0, 1, 2, ...
+pub const CSV_HEADER: &str = "c,k,n,m,variant,paper,trials,queries,p,ideal_fpr,model_fpr,false_positives,mean_fpr,std_err,binomial_std_err,ci95_low,ci95_high,mean_over_p,z_vs_ideal,q_counts";
+
+/// The rows as CSV with the [`CSV_HEADER`] line. Fields are numbers, names
+/// without commas and the `;`-separated histogram, so nothing needs quoting.
+/// Rates are written in the shortest form that reads back to the same
+/// `f64`, so [`parse_csv`] restores the rows exactly.
 pub fn csv(rows: &[Row]) -> String {
-    let mut s = String::from(
-        "c,k,n,m,variant,paper,trials,queries,p,ideal_fpr,model_fpr,false_positives,mean_fpr,std_err,binomial_std_err,ci95_low,ci95_high,mean_over_p,z_vs_ideal\n",
-    );
+    let mut s = String::from(CSV_HEADER);
+    s.push('\n');
     for r in rows {
+        let hist = r
+            .q_counts
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(";");
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{:.6e},{:.6e},{:.6e},{},{:.6e},{:.4e},{:.4e},{:.6e},{:.6e},{:.5},{:.3}",
+            "{},{},{},{},{},{},{},{},{:e},{:e},{:e},{},{:e},{:e},{:.4e},{:e},{:e},{:.5},{:.3},{hist}",
             r.bits_per_key,
             r.hashes,
             r.items,
@@ -595,6 +649,99 @@ pub fn csv(rows: &[Row]) -> String {
         );
     }
     s
+}
+
+/// Reads rows back from [`csv`]'s output (to redraw the figures of a
+/// committed run without running it again). The derived columns are not
+/// read; they follow from the others.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] (`csv`) naming the line and column of the
+/// first field that does not parse, a wrong header or a wrong field count.
+pub fn parse_csv(text: &str) -> Result<Vec<Row>, Error> {
+    let mut lines = text.lines().enumerate();
+    match lines.next() {
+        Some((_, header)) if header.trim_end() == CSV_HEADER => {}
+        _ => {
+            return Err(Error::invalid(
+                "csv",
+                format!("line 1: expected the header `{CSV_HEADER}`"),
+            ));
+        }
+    }
+    let columns: Vec<&str> = CSV_HEADER.split(',').collect();
+    let mut rows = Vec::new();
+    for (i, line) in lines {
+        let line = line.trim_end();
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').collect();
+        let bad = |col: usize, why: &str| {
+            Error::invalid(
+                "csv",
+                format!("line {}, column `{}`: {why}", i + 1, columns[col]),
+            )
+        };
+        if fields.len() != columns.len() {
+            return Err(Error::invalid(
+                "csv",
+                format!(
+                    "line {}: {} fields, expected {}",
+                    i + 1,
+                    fields.len(),
+                    columns.len()
+                ),
+            ));
+        }
+        fn num<T: std::str::FromStr>(
+            fields: &[&str],
+            col: usize,
+            bad: &dyn Fn(usize, &str) -> Error,
+        ) -> Result<T, Error> {
+            fields[col]
+                .parse()
+                .map_err(|_| bad(col, &format!("cannot parse `{}`", fields[col])))
+        }
+        let variant = fields[4]
+            .split_once('/')
+            .and_then(|(l, s)| {
+                Some(Variant {
+                    layout: Layout::from_name(l)?,
+                    scheme: Scheme::from_name(s)?,
+                })
+            })
+            .ok_or_else(|| bad(4, &format!("unknown variant `{}`", fields[4])))?;
+        let q_counts = if fields[19].is_empty() {
+            Vec::new()
+        } else {
+            fields[19]
+                .split(';')
+                .map(|x| {
+                    x.parse()
+                        .map_err(|_| bad(19, &format!("cannot parse count `{x}`")))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        rows.push(Row {
+            bits_per_key: num(&fields, 0, &bad)?,
+            hashes: num(&fields, 1, &bad)?,
+            items: num(&fields, 2, &bad)?,
+            bits: num(&fields, 3, &bad)?,
+            variant,
+            trials: num(&fields, 6, &bad)?,
+            queries: num(&fields, 7, &bad)?,
+            p: num(&fields, 8, &bad)?,
+            ideal_fpr: num(&fields, 9, &bad)?,
+            model_fpr: num(&fields, 10, &bad)?,
+            false_positives: num(&fields, 11, &bad)?,
+            mean_fpr: num(&fields, 12, &bad)?,
+            std_err: num(&fields, 13, &bad)?,
+            ci95: (num(&fields, 15, &bad)?, num(&fields, 16, &bad)?),
+            q_counts,
+        });
+    }
+    Ok(rows)
 }
 
 /// The full table in Markdown: one line per row, rates relative to p.
@@ -779,8 +926,13 @@ mod tests {
 
     #[test]
     fn variants_cover_layouts_and_paper_names_are_unique() {
+        let every = Variant::every();
+        assert_eq!(every.len(), Layout::ALL.len() * Scheme::ALL.len());
         let all = Variant::all();
-        assert_eq!(all.len(), Layout::ALL.len() * Scheme::ALL.len());
+        assert!(all.iter().all(|v| v.same_answers_as().is_none()));
+        for v in every.iter().filter(|v| !all.contains(v)) {
+            assert!(all.contains(&v.same_answers_as().unwrap()), "{v:?}");
+        }
         let named: Vec<_> = all.iter().filter_map(|v| v.paper_name()).collect();
         assert_eq!(named.len(), 5);
         for v in Variant::paper() {

@@ -8,7 +8,7 @@
 //!   Figure 2.
 //!
 //! Colours and marker shapes are fixed per variant (the order of
-//! [`Variant::all`]), so a variant looks the same in both figures and its
+//! [`Variant::every`]), so a variant looks the same in both figures and its
 //! legend entry carries the same label as the tables.
 
 #![forbid(unsafe_code)]
@@ -42,9 +42,9 @@ fn draw_error(e: impl std::fmt::Display) -> Error {
     }
 }
 
-/// The colour of a variant: by its position in [`Variant::all`].
+/// The colour of a variant: by its position in [`Variant::every`].
 fn colour(v: Variant) -> RGBColor {
-    let i = Variant::all().iter().position(|&x| x == v).unwrap_or(0);
+    let i = Variant::every().iter().position(|&x| x == v).unwrap_or(0);
     COLOURS[i % COLOURS.len()]
 }
 
@@ -105,9 +105,9 @@ pub fn figure1(rows: &[Row], path: &Path) -> Result<(), Error> {
     let legend_lines = (variants.len() + layouts.len() * 2).div_ceil(3);
     let legend_h = 16 + 18 * legend_lines as u32;
     let (w, h) = (560 * cols as u32, 400 * panel_rows as u32 + 40 + legend_h);
-    let root = SVGBackend::new(path, (w, h)).into_drawing_area();
-    root.fill(&WHITE).map_err(draw_error)?;
-    let root = root
+    let base = SVGBackend::new(path, (w, h)).into_drawing_area();
+    base.fill(&WHITE).map_err(draw_error)?;
+    let root = base
         .titled(
             "False-positive rate over p = (1 - e^(-k/c))^k: Kirsch & Mitzenmacher Sec. 8 (Figure 1)",
             ("sans-serif", 17),
@@ -188,6 +188,9 @@ pub fn figure1(rows: &[Row], path: &Path) -> Result<(), Error> {
                 .map_err(draw_error)?;
         }
         // The measurements, dodged horizontally so error bars do not overlap.
+        // `map_coordinate` gives absolute backend pixels, so they are drawn
+        // on the unshifted `base` area (a panel's own area would add its
+        // offset a second time).
         let plotting_area = chart.plotting_area();
         let nv = variants.len() as f64;
         for (j, &v) in variants.iter().enumerate() {
@@ -198,24 +201,21 @@ pub fn figure1(rows: &[Row], path: &Path) -> Result<(), Error> {
                 let lo = plotting_area.map_coordinate(&(x, r.ci95.0 / r.p));
                 let hi = plotting_area.map_coordinate(&(x, r.ci95.1 / r.p));
                 let mid = plotting_area.map_coordinate(&(x, r.mean_fpr / r.p));
-                let root_area = plotting_area.strip_coord_spec();
-                root_area
-                    .draw(&PathElement::new(vec![lo, hi], col.stroke_width(1)))
+                base.draw(&PathElement::new(vec![lo, hi], col.stroke_width(1)))
                     .map_err(draw_error)?;
                 for end in [lo, hi] {
-                    root_area
-                        .draw(&PathElement::new(
-                            vec![(end.0 - 3, end.1), (end.0 + 3, end.1)],
-                            col.stroke_width(1),
-                        ))
-                        .map_err(draw_error)?;
+                    base.draw(&PathElement::new(
+                        vec![(end.0 - 3, end.1), (end.0 + 3, end.1)],
+                        col.stroke_width(1),
+                    ))
+                    .map_err(draw_error)?;
                 }
-                marker(&root_area, mid, shape(v), col)?;
+                marker(&base, mid, shape(v), col)?;
             }
         }
     }
     draw_legend(&legend, &variants, &layouts)?;
-    root.present().map_err(draw_error)?;
+    base.present().map_err(draw_error)?;
     Ok(())
 }
 
