@@ -78,14 +78,15 @@ impl Builder {
     }
 
     /// The number of bits m (explicit geometry). For the partitioned layout
-    /// m is rounded down to a multiple of k; `num_bits()` reports the bits in
-    /// use.
+    /// m is rounded down to a multiple of k, for the blocked layouts up to a
+    /// multiple of 512; `num_bits()` reports the bits in use.
     pub fn bits(mut self, m: u64) -> Self {
         self.bits = Some(m);
         self
     }
 
-    /// The number of probes k per key, 1 to [`MAX_HASHES`].
+    /// The number of probes k per key, 1 to [`MAX_HASHES`] (a power of two
+    /// for [`Layout::SplitBlock`]).
     pub fn hashes(mut self, k: u32) -> Self {
         self.hashes = Some(k);
         self
@@ -124,6 +125,17 @@ impl Builder {
             return Err(Error::invalid(
                 "hashes",
                 format!("must be between 1 and {MAX_HASHES}, got {k}"),
+            ));
+        }
+        if let Some(k) = self.hashes
+            && !self.layout.supports_hashes(k)
+        {
+            return Err(Error::invalid(
+                "hashes",
+                format!(
+                    "the {} layout takes a power of two from 1 to {MAX_HASHES}, got {k}",
+                    self.layout.name()
+                ),
             ));
         }
         let (m, k) = match (self.bits, self.fpr) {
@@ -176,6 +188,10 @@ impl Builder {
                     ));
                 }
                 Ok((part * u64::from(k), k))
+            }
+            // Whole 512-bit blocks; MAX_BITS is a multiple of 512.
+            Layout::Blocked | Layout::SplitBlock => {
+                Ok((m.next_multiple_of(crate::layout::blocked::BLOCK_BITS), k))
             }
             Layout::Classic => Ok((m, k)),
         }

@@ -7,7 +7,7 @@ use crate::bits::BitArray;
 use crate::builder::Builder;
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::layout::{Layout, classic, partitioned};
+use crate::layout::{Layout, blocked, classic, partitioned};
 use crate::scheme::Scheme;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
@@ -244,6 +244,9 @@ impl BloomFilter {
             Layout::Partitioned => {
                 partitioned::estimated_len(self.bits.words(), g.range, g.num_hashes)
             }
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::estimated_len(g.split(), self.bits.words(), g.range, g.num_hashes)
+            }
         }
     }
 
@@ -254,6 +257,9 @@ impl BloomFilter {
             Layout::Classic => classic::current_fpr(g.num_bits, g.num_hashes, self.count_ones()),
             Layout::Partitioned => {
                 partitioned::current_fpr(self.bits.words(), g.range, g.num_hashes)
+            }
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::current_fpr(g.split(), self.bits.words(), g.range, g.num_hashes)
             }
         }
     }

@@ -67,6 +67,7 @@ mod bits;
 mod builder;
 mod filter;
 mod geometry;
+pub mod kernel;
 mod layout;
 #[cfg(feature = "serde")]
 mod serde_impl;

@@ -1,0 +1,166 @@
+//! The scalar kernel: the oracle for every in-block computation.
+//!
+//! A key's hash is split into `(h1, h2)` ([`crate::hash::split`]). The block
+//! is `h1 * blocks >> 64` (multiply-high: uniform, exact for any block
+//! count). Inside the 512-bit block, probe `i` takes the 32-bit lane input
+//! `x_i` (the low half of h2 for even i, the high half for odd i, so every
+//! k >= 2 uses all 64 bits of h2), multiplies it by the odd constant
+//! [`SALTS`]`[i]` (wrapping, 32 bits) and keeps the top bits of the product
+//! as its position:
+//!
+//! * blocked: position `(x_i * SALTS[i]) >> 23` in `[0, 512)`;
+//! * split-block with k segments of `S = 512 / k` bits: position
+//!   `i * S + ((x_i * SALTS[i]) >> (32 - log2 S))`, one bit per segment.
+//!
+//! The lane arithmetic is one 32-bit multiply and one shift per probe: eight
+//! probes are one `vpmulld` and one `vpsrld` on AVX2. The SIMD kernels
+//! ([`super::wide`], [`super::avx2`]) must set and test exactly the bits
+//! this module's masks name (differential tests in `tests/kernels.rs`).
+//!
+//! The `Independent` scheme replaces `x_i * SALTS[i]` by the low 32 bits of
+//! the i-th independent hash (and takes the block from hash 0): k hash
+//! computations per key, the baseline that "hashes saved" is measured
+//! against.
+
+#![forbid(unsafe_code)]
+
+/// Words (u64) per 512-bit block.
+pub(crate) const WORDS: usize = 8;
+
+/// The odd 32-bit multipliers of the probes, one per probe index (as the
+/// Parquet split-block filter's eight salts, extended to 64 probes). The
+/// first eight are Parquet's; the rest are SplitMix64 outputs forced odd.
+pub const SALTS: [u32; 64] = make_salts();
+
+const fn make_salts() -> [u32; 64] {
+    let mut s = [0u32; 64];
+    let parquet = [
+        0x47b6_137b,
+        0x4497_4d91,
+        0x8824_ad5b,
+        0xa2b7_289d,
+        0x7054_95c7,
+        0x2df1_424b,
+        0x9efc_4947,
+        0x5c6b_fb31,
+    ];
+    let mut i = 0;
+    while i < 8 {
+        s[i] = parquet[i];
+        i += 1;
+    }
+    let mut state: u64 = 0x6c65_7373_6861_7368;
+    while i < 64 {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        s[i] = (z >> 32) as u32 | 1;
+        i += 1;
+    }
+    s
+}
+
+/// The block of a key among `blocks`, by multiply-high.
+#[inline(always)]
+pub(crate) fn block_index(h1: u64, blocks: u64) -> u64 {
+    ((u128::from(h1) * u128::from(blocks)) >> 64) as u64
+}
+
+/// The 32-bit input of probe `i`: the low half of h2 for even i, the high
+/// half for odd i.
+#[inline(always)]
+pub(crate) fn lane_input(h2: u64, i: u32) -> u32 {
+    if i % 2 == 0 { h2 as u32 } else { (h2 >> 32) as u32 }
+}
+
+/// The mixed 32-bit value of probe `i`: `x_i * SALTS[i]`.
+#[inline(always)]
+pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
+    lane_input(h2, i).wrapping_mul(SALTS[i as usize])
+}
+
+/// The in-block bit (0..512) of a probe whose mixed 32-bit value is `x`:
+/// for the blocked layout (`split == false`) the top 9 bits; for the
+/// split-block layout with k segments, segment i at the top `log2(512/k)`
+/// bits.
+#[inline(always)]
+pub(crate) fn position(x: u32, i: u32, k: u32, split: bool) -> u32 {
+    if split {
+        let seg_log = 9 - k.trailing_zeros();
+        (i << seg_log) + (x >> (32 - seg_log))
+    } else {
+        x >> 23
+    }
+}
+
+/// The in-block bits of a two-hash key as a mask over the block's 8 words.
+#[inline]
+pub fn block_mask(h2: u64, k: u32, split: bool) -> [u64; WORDS] {
+    let mut mask = [0u64; WORDS];
+    for i in 0..k {
+        let p = position(lane_hash(h2, i), i, k, split);
+        mask[(p / 64) as usize] |= 1 << (p % 64);
+    }
+    mask
+}
+
+/// Whether every bit of `mask` is set in `block`.
+#[inline]
+pub fn block_contains(block: &[u64; WORDS], mask: &[u64; WORDS]) -> bool {
+    block.iter().zip(mask).all(|(b, m)| b & m == *m)
+}
+
+/// Sets the bits of `mask` in `block`.
+#[inline]
+pub fn block_insert(block: &mut [u64; WORDS], mask: &[u64; WORDS]) {
+    for (b, m) in block.iter_mut().zip(mask) {
+        *b |= m;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn salts_are_odd_and_distinct() {
+        let set: std::collections::HashSet<u32> = SALTS.iter().copied().collect();
+        assert_eq!(set.len(), 64);
+        assert!(SALTS.iter().all(|s| s % 2 == 1));
+    }
+
+    #[test]
+    fn split_positions_stay_in_their_segment() {
+        for k in [1u32, 2, 4, 8, 16, 32, 64] {
+            let seg = 512 / k;
+            for x in [0u32, 1, u32::MAX, 0x8000_0000, 0x1234_5678] {
+                for i in 0..k {
+                    let p = position(x, i, k, true);
+                    assert!((i * seg..(i + 1) * seg).contains(&p), "k={k} i={i} p={p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_mask_has_one_bit_per_segment() {
+        let mut h = 0x0123_4567_89ab_cdefu64;
+        for k in [1u32, 2, 4, 8, 16, 32, 64] {
+            for _ in 0..100 {
+                h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
+                let mask = block_mask(h, k, true);
+                let ones: u32 = mask.iter().map(|w| w.count_ones()).sum();
+                assert_eq!(ones, k);
+            }
+        }
+    }
+
+    #[test]
+    fn block_index_covers_the_range() {
+        assert_eq!(block_index(u64::MAX, 7), 6);
+        assert_eq!(block_index(0, 7), 0);
+        assert_eq!(block_index(u64::MAX, 1 << 40), (1 << 40) - 1);
+    }
+}
