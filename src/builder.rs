@@ -85,8 +85,7 @@ impl Builder {
         self
     }
 
-    /// The number of probes k per key, 1 to [`MAX_HASHES`] (a power of two
-    /// for [`Layout::SplitBlock`]).
+    /// The number of probes k per key, 1 to [`MAX_HASHES`].
     pub fn hashes(mut self, k: u32) -> Self {
         self.hashes = Some(k);
         self
@@ -125,17 +124,6 @@ impl Builder {
             return Err(Error::invalid(
                 "hashes",
                 format!("must be between 1 and {MAX_HASHES}, got {k}"),
-            ));
-        }
-        if let Some(k) = self.hashes
-            && !self.layout.supports_hashes(k)
-        {
-            return Err(Error::invalid(
-                "hashes",
-                format!(
-                    "the {} layout takes a power of two from 1 to {MAX_HASHES}, got {k}",
-                    self.layout.name()
-                ),
             ));
         }
         let (m, k) = match (self.bits, self.fpr) {

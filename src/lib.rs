@@ -32,7 +32,9 @@
 //!   or `i^3`. One scalar oracle per scheme ([`scheme::reference_index`])
 //!   defines the probes; every faster path is tested against it.
 //! * [`Layout`]: `Classic` (one array) and `Partitioned` (k sub-arrays, the
-//!   paper's partition scheme), each sized by its own exact formula.
+//!   paper's partition scheme), each sized by its own exact formula; and the
+//!   cache-line-blocked `Blocked` and `SplitBlock` (one 512-bit block per
+//!   key, sized by the blocked formula [`params::blocked_fpr`]).
 //! * [`params`]: the false-positive mathematics (asymptotic, Bloom's lower
 //!   bound, the exact classic rate, the partitioned rate, the space lower
 //!   bound, cardinality estimates).

@@ -46,8 +46,8 @@
 
 use std::f64::consts::LN_2;
 
-// The blocked layouts' rates (issue 3) live in their own file.
-#[path = "params_blocked.rs"]
+// The blocked layouts' rates (issue 3) live in their own file,
+// `src/params/blocked.rs`.
 mod blocked;
 pub use blocked::{
     block_mixture, blocked_fpr, blocked_load_fpr, split_block_fpr, split_block_load_fpr,

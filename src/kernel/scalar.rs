@@ -9,8 +9,10 @@
 //! as its position:
 //!
 //! * blocked: position `(x_i * SALTS[i]) >> 23` in `[0, 512)`;
-//! * split-block with k segments of `S = 512 / k` bits: position
-//!   `i * S + ((x_i * SALTS[i]) >> (32 - log2 S))`, one bit per segment.
+//! * split-block with k segments of `S = floor(512 / k)` bits: position
+//!   `i * S + ((x_i * SALTS[i]) >> 16) * S >> 16`, one bit per segment
+//!   (for a power-of-two k, the top `log2 S` bits; k = 8 is one bit per
+//!   u64 word).
 //!
 //! The lane arithmetic is one 32-bit multiply and one shift per probe: eight
 //! probes are one `vpmulld` and one `vpsrld` on AVX2. The SIMD kernels
@@ -72,7 +74,11 @@ pub(crate) fn block_index(h1: u64, blocks: u64) -> u64 {
 /// half for odd i.
 #[inline(always)]
 pub(crate) fn lane_input(h2: u64, i: u32) -> u32 {
-    if i % 2 == 0 { h2 as u32 } else { (h2 >> 32) as u32 }
+    if i.is_multiple_of(2) {
+        h2 as u32
+    } else {
+        (h2 >> 32) as u32
+    }
 }
 
 /// The mixed 32-bit value of probe `i`: `x_i * SALTS[i]`.
@@ -81,18 +87,24 @@ pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
     lane_input(h2, i).wrapping_mul(SALTS[i as usize])
 }
 
-/// The in-block bit (0..512) of a probe whose mixed 32-bit value is `x`:
-/// for the blocked layout (`split == false`) the top 9 bits; for the
-/// split-block layout with k segments, segment i at the top `log2(512/k)`
-/// bits.
+/// The bits of one probe's segment: 512 for the blocked layout (the whole
+/// block), `floor(512 / k)` for the split-block layout (k segments).
+#[inline(always)]
+pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
+    if split { 512 / k } else { 512 }
+}
+
+/// The in-block bit (0..512) of probe `i` whose mixed 32-bit value is `x`:
+/// `i * S + ((x >> 16) * S >> 16)` with `S` the
+/// [segment](segment_bits) bits and no base for the blocked layout. The top
+/// 16 bits of `x` scaled to `[0, S)` (a multiply and two shifts, one 32-bit
+/// lane each); for a power-of-two `S` this is the top `log2 S` bits of `x`
+/// (blocked: `x >> 23`).
 #[inline(always)]
 pub(crate) fn position(x: u32, i: u32, k: u32, split: bool) -> u32 {
-    if split {
-        let seg_log = 9 - k.trailing_zeros();
-        (i << seg_log) + (x >> (32 - seg_log))
-    } else {
-        x >> 23
-    }
+    let seg = segment_bits(k, split);
+    let base = if split { i * seg } else { 0 };
+    base + (((x >> 16) * seg) >> 16)
 }
 
 /// The in-block bits of a two-hash key as a mask over the block's 8 words.
@@ -133,7 +145,7 @@ mod tests {
 
     #[test]
     fn split_positions_stay_in_their_segment() {
-        for k in [1u32, 2, 4, 8, 16, 32, 64] {
+        for k in 1u32..=64 {
             let seg = 512 / k;
             for x in [0u32, 1, u32::MAX, 0x8000_0000, 0x1234_5678] {
                 for i in 0..k {
@@ -147,12 +159,36 @@ mod tests {
     #[test]
     fn split_mask_has_one_bit_per_segment() {
         let mut h = 0x0123_4567_89ab_cdefu64;
-        for k in [1u32, 2, 4, 8, 16, 32, 64] {
+        for k in 1u32..=64 {
             for _ in 0..100 {
                 h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
                 let mask = block_mask(h, k, true);
                 let ones: u32 = mask.iter().map(|w| w.count_ones()).sum();
                 assert_eq!(ones, k);
+            }
+        }
+    }
+
+    #[test]
+    fn power_of_two_segments_take_the_top_bits() {
+        for k in [1u32, 2, 4, 8, 16, 32, 64] {
+            let seg_log = 9 - k.trailing_zeros();
+            for x in [
+                0u32,
+                1,
+                0xffff,
+                0x1_0000,
+                u32::MAX,
+                0x8000_0000,
+                0x1234_5678,
+            ] {
+                for i in 0..k {
+                    assert_eq!(
+                        position(x, i, k, true),
+                        (i << seg_log) + (x >> (32 - seg_log))
+                    );
+                }
+                assert_eq!(position(x, 0, k, false), x >> 23);
             }
         }
     }

@@ -37,9 +37,11 @@ pub(crate) fn fpr(split: bool, m: u64, n: u64, k: u32) -> f64 {
     }
 }
 
-/// Whether k is offered by the layout.
-pub(crate) fn valid_k(split: bool, k: u32) -> bool {
-    (1..=MAX_HASHES).contains(&k) && (!split || k.is_power_of_two())
+/// Whether k is offered by the layout: 1 to `MAX_HASHES` for both (the
+/// split-block layout cuts its block into k segments of `floor(512 / k)`
+/// bits; a power of two wastes no bit and k = 8 is one bit per word).
+pub(crate) fn valid_k(_split: bool, k: u32) -> bool {
+    (1..=MAX_HASHES).contains(&k)
 }
 
 /// The k values tried when sizing for p.
@@ -48,15 +50,7 @@ fn candidates(split: bool, p: f64) -> Vec<u32> {
     let k0 = (1.0 / p).log2().round().clamp(1.0, f64::from(MAX_HASHES)) as u32;
     (1..=MAX_HASHES)
         .filter(|&k| valid_k(split, k))
-        .filter(|&k| {
-            if split {
-                // Powers of two are sparse: the two around the optimum
-                // and their neighbours.
-                k * 4 >= k0 && k <= 2 * k0
-            } else {
-                2 * k + 1 >= k0 && k <= k0 + 2
-            }
-        })
+        .filter(|&k| 2 * k + 1 >= k0 && k <= k0 + 2)
         .collect()
 }
 
@@ -102,11 +96,9 @@ pub(crate) fn optimal_hashes(split: bool, m: u64, n: u64) -> u32 {
     }
     let ideal = m as f64 / n as f64 * std::f64::consts::LN_2;
     let hi = (ideal.ceil() as u32 + 1).clamp(1, MAX_HASHES);
-    let lo = if split { 1 } else { (hi / 2).max(1) };
+    let lo = (hi / 2).max(1);
     let (mut best_k, mut best_p) = (0, f64::INFINITY);
-    for k in (lo..=hi.max(if split { hi.next_power_of_two() } else { hi }))
-        .filter(|&k| valid_k(split, k))
-    {
+    for k in lo..=hi {
         let p = fpr(split, m, n, k);
         if p < best_p {
             (best_k, best_p) = (k, p);
@@ -144,8 +136,7 @@ pub(crate) fn current_fpr(split: bool, words: &[u64], blocks: u64, k: u32) -> f6
                     .product::<f64>()
             } else {
                 let start = b * BLOCK_BITS;
-                (ones(words, start, start + BLOCK_BITS) as f64 / BLOCK_BITS as f64)
-                    .powi(k as i32)
+                (ones(words, start, start + BLOCK_BITS) as f64 / BLOCK_BITS as f64).powi(k as i32)
             }
         })
         .sum();
@@ -188,10 +179,15 @@ mod tests {
                 let n = 100_000;
                 let best = (1..=MAX_HASHES)
                     .filter(|&k| valid_k(split, k))
-                    .filter_map(|k| smallest_bits(p, BLOCK_BITS, |m| fpr(split, m, n, k)).map(|m| (m, k)))
+                    .filter_map(|k| {
+                        smallest_bits(p, BLOCK_BITS, |m| fpr(split, m, n, k)).map(|m| (m, k))
+                    })
                     .min()
                     .unwrap();
-                assert!(ks.contains(&best.1), "p={p} split={split}: best {best:?} not in {ks:?}");
+                assert!(
+                    ks.contains(&best.1),
+                    "p={p} split={split}: best {best:?} not in {ks:?}"
+                );
             }
         }
     }

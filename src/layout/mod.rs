@@ -42,7 +42,8 @@ pub enum Layout {
     Blocked = 3,
     /// The paper's partition scheme inside a cache line: the 512-bit block
     /// is split into k segments of `512 / k` bits and a key sets one bit in
-    /// each (k = 8: one bit per u64 word). k a power of two, 1 to 64. The
+    /// each (k = 8: one bit per u64 word). k from 1 to 64; a power of two
+    /// wastes no bit of the block (other k leave `512 mod k` bits unused). The
     /// cheapest probe (one vector compare for k = 8 or 16); 10.10 bits/key
     /// for 1% at k = 8.
     SplitBlock = 4,
@@ -85,13 +86,10 @@ impl Layout {
     }
 
     /// Whether this layout offers k probes per key: 1 to
-    /// [`MAX_HASHES`](crate::params::MAX_HASHES), and a power of two for
-    /// [`SplitBlock`](Layout::SplitBlock).
+    /// [`MAX_HASHES`](crate::params::MAX_HASHES) for every layout.
     pub fn supports_hashes(self, k: u32) -> bool {
         match self {
-            Layout::Blocked | Layout::SplitBlock => {
-                blocked::valid_k(self == Layout::SplitBlock, k)
-            }
+            Layout::Blocked | Layout::SplitBlock => blocked::valid_k(self == Layout::SplitBlock, k),
             _ => (1..=crate::params::MAX_HASHES).contains(&k),
         }
     }

@@ -17,7 +17,7 @@
 //!   set by the i k probes, whose distribution is the occupancy law, computed
 //!   by dynamic programming (exact, not Bloom's lower bound: at 512 bits the
 //!   difference is a few percent of the rate);
-//! * split-block ([`split_block_load_fpr`]): k segments of `S = 512 / k`
+//! * split-block ([`split_block_load_fpr`]): k segments of `S = floor(512 / k)`
 //!   bits with one bit per key each, independent: `(1 - (1 - 1/S)^i)^k`.
 //!
 //! The uneven load of the blocks is what makes a blocked filter need more
@@ -163,8 +163,8 @@ fn blocked_table(k: u32) -> Box<[f64]> {
 }
 
 /// The exact false-positive rate of one split block holding `keys` keys:
-/// k segments of `512 / k` bits (k a power of two up to 512), one bit per key
-/// in each: `(1 - (1 - k/512)^keys)^k`. k = 0 gives 1.
+/// k segments of `S = floor(512 / k)` bits, one bit per key in each:
+/// `(1 - (1 - 1/S)^keys)^k`. k = 0 gives 1.
 pub fn split_block_load_fpr(keys: u64, k: u32) -> f64 {
     if k == 0 {
         return 1.0;
@@ -190,7 +190,7 @@ pub fn blocked_fpr(m: u64, n: u64, k: u32) -> f64 {
 }
 
 /// The false-positive rate of a split-block filter of m bits after n keys,
-/// k segments per block (k a power of two), exact under ideal hashing:
+/// k segments of `floor(512 / k)` bits per block, exact under ideal hashing:
 /// [`block_mixture`] of [`split_block_load_fpr`].
 ///
 /// ```
