@@ -84,6 +84,7 @@ pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
+pub use kernel::{Kernel, kernel_name, set_kernel};
 pub use layout::Layout;
 pub use scheme::{Enhancement, Scheme};
 pub use view::{FilterView, VIEW_ALIGN};

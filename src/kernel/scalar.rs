@@ -132,6 +132,39 @@ pub fn block_insert(block: &mut [u64; WORDS], mask: &[u64; WORDS]) {
     }
 }
 
+/// The oracle of [`Kernel::block_masks`](super::Kernel::block_masks): one
+/// key at a time by [`block_index`] and [`block_mask`]. Lengths are the
+/// caller's (checked by the public entry point).
+pub(crate) fn block_masks(
+    spec: &super::BlockSpec,
+    hashes: &[u128],
+    blocks_out: &mut [u64],
+    masks_out: &mut [super::BlockMask],
+) {
+    for ((&h, b), m) in hashes
+        .iter()
+        .zip(blocks_out.iter_mut())
+        .zip(masks_out.iter_mut())
+    {
+        let (h1, h2) = crate::hash::split(h);
+        *b = block_index(h1, spec.blocks);
+        *m = block_mask(h2, spec.k, spec.split);
+    }
+}
+
+/// The oracle of [`Kernel::flat_indices`](super::Kernel::flat_indices):
+/// the scheme's incremental path ([`crate::scheme::for_each_index`], itself
+/// tested equal to [`crate::scheme::reference_index`]) one key at a time.
+pub(crate) fn flat_indices(spec: &super::FlatSpec, hashes: &[u128], out: &mut [u64]) {
+    let k = spec.k as usize;
+    for (&h, out) in hashes.iter().zip(out.chunks_exact_mut(k)) {
+        crate::scheme::for_each_index(spec.scheme, h, spec.range, spec.k, |i, x| {
+            out[i as usize] = u64::from(i) * spec.stride + x;
+            true
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
