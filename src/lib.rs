@@ -65,12 +65,16 @@ pub mod scheme;
 
 #[cfg(target_has_atomic = "64")]
 mod atomic;
+pub mod batch;
 mod bits;
 mod builder;
 mod filter;
 mod geometry;
 pub mod kernel;
 mod layout;
+#[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+mod par;
+mod prefetch;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
