@@ -1,1 +1,3 @@
+//! The `lesshash` command-line tool (placeholder).
+
 fn main() {}
