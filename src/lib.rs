@@ -47,6 +47,10 @@
 //!   operations (`union`, `intersect`, `estimated_union_len`) and
 //!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
 //!
+//! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
+//!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
+//!   files and to write filters into them.
+//!
 //! ## Invariants
 //!
 //! * **No false negatives**, on every path: single, batch, pre-hashed.
@@ -61,6 +65,7 @@ pub mod error;
 pub mod format;
 pub mod hash;
 pub mod params;
+pub mod parquet;
 pub mod scheme;
 
 #[cfg(target_has_atomic = "64")]
