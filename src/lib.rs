@@ -62,6 +62,8 @@
 
 pub mod count_min;
 pub mod error;
+#[cfg(feature = "experiment")]
+pub mod experiment;
 pub mod format;
 pub mod hash;
 pub mod params;
