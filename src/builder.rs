@@ -264,6 +264,29 @@ mod tests {
     }
 
     #[test]
+    fn extreme_rates_are_sized_or_refused_by_name() {
+        // Subnormal p: 1/p is infinite; must be an error naming `fpr`, not an
+        // overflow in the choice of k.
+        for p in [5e-324, 1e-300] {
+            let e = err(Builder::default().expected_items(5).fpr(p));
+            assert!(e.contains("`fpr`"), "{e}");
+        }
+        // p = 1e-40 asks for k ~ 133 > MAX_HASHES: the k window is clamped,
+        // not empty, and with independent hashes (no pair-collision floor)
+        // a filter exists.
+        let (m, k) = Builder::default()
+            .layout(Layout::Classic)
+            .scheme(Scheme::Independent)
+            .expected_items(5)
+            .fpr(1e-40)
+            .geometry()
+            .unwrap();
+        assert!(k <= MAX_HASHES && m <= MAX_BITS);
+        let rate = Layout::Classic.fpr(Scheme::Independent, m, 5, k);
+        assert!(rate <= 1e-40, "{rate}");
+    }
+
+    #[test]
     fn fixed_k_is_kept() {
         let (_, k) = BloomFilter::builder()
             .expected_items(1000)

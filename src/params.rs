@@ -33,6 +33,13 @@
 //! the j bits is binomial, and the probability that s probes cover j bins is
 //! an occupancy recurrence. Both are exact; the code picks the one whose
 //! rounding error is smaller.
+//!
+//! # Degenerate arguments
+//!
+//! Every rate function is total: it returns a number in `[0, 1]` for any
+//! input, never panics. `k = 0` means no probe can reject a key, so the rate
+//! is 1; otherwise `n = 0` means an empty filter, rate 0; `m = 0` is treated
+//! as a full filter, rate 1.
 
 #![forbid(unsafe_code)]
 
@@ -48,8 +55,8 @@ pub const MAX_BITS: u64 = 1 << 46;
 
 /// The asymptotic false-positive rate `(1 - e^{-kn/m})^k`.
 pub fn classic_fpr(m: u64, n: u64, k: u32) -> f64 {
-    if n == 0 {
-        return 0.0;
+    if let Some(rate) = degenerate_rate(m, n, k) {
+        return rate;
     }
     let fill = -(-(f64::from(k) * n as f64) / m as f64).exp_m1();
     fill.powi(k as i32)
@@ -58,8 +65,8 @@ pub fn classic_fpr(m: u64, n: u64, k: u32) -> f64 {
 /// Bloom's formula `(1 - (1 - 1/m)^{kn})^k`: the rate if the k probed bits
 /// of a query were independent. A lower bound on the exact rate.
 pub fn bloom_fpr(m: u64, n: u64, k: u32) -> f64 {
-    if n == 0 {
-        return 0.0;
+    if let Some(rate) = degenerate_rate(m, n, k) {
+        return rate;
     }
     let t = f64::from(k) * n as f64;
     let fill = -(t * (-1.0 / m as f64).ln_1p()).exp_m1();
@@ -70,9 +77,16 @@ pub fn bloom_fpr(m: u64, n: u64, k: u32) -> f64 {
 /// probes per key after n insertions, under ideal (uniform, independent)
 /// hashing. See the module docs; numerically sound for k up to
 /// [`MAX_HASHES`], m up to [`MAX_BITS`] and n up to 10^12.
+///
+/// For k above [`MAX_HASHES`], which no filter has, the Stirling weights
+/// overflow; the function then returns [`bloom_fpr`], a lower bound on the
+/// exact rate, rather than a wrong "exact" value.
 pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> f64 {
-    if n == 0 || m == 0 || k == 0 {
-        return 0.0;
+    if let Some(rate) = degenerate_rate(m, n, k) {
+        return rate;
+    }
+    if k > MAX_HASHES {
+        return bloom_fpr(m, n, k);
     }
     let mf = m as f64;
     let t = f64::from(k) * n as f64;
@@ -201,12 +215,23 @@ fn stirling2_row(k: u32) -> Vec<f64> {
 /// The exact false-positive rate of a partitioned filter: k sub-arrays of
 /// `m / k` bits, one probe in each: `(1 - (1 - k/m)^n)^k`.
 pub fn partitioned_fpr(m: u64, n: u64, k: u32) -> f64 {
-    if n == 0 {
-        return 0.0;
+    if let Some(rate) = degenerate_rate(m, n, k) {
+        return rate;
     }
     let part = (m / u64::from(k)).max(1) as f64;
     let fill = -(n as f64 * (-1.0 / part).ln_1p()).exp_m1();
     fill.powi(k as i32)
+}
+
+/// The rate for the degenerate arguments of the module docs, if these are.
+fn degenerate_rate(m: u64, n: u64, k: u32) -> Option<f64> {
+    if k == 0 || (m == 0 && n > 0) {
+        Some(1.0)
+    } else if n == 0 {
+        Some(0.0)
+    } else {
+        None
+    }
 }
 
 /// The probability that a query's k probes coincide with **all** of some
@@ -454,6 +479,39 @@ mod tests {
             smallest_bits(1e-300, 1, |m| classic_fpr(m, 1 << 40, 7)),
             None
         );
+    }
+
+    #[test]
+    fn degenerate_arguments_give_rates_not_panics() {
+        type Rate = fn(u64, u64, u32) -> f64;
+        let rates: [(&str, Rate); 4] = [
+            ("classic", classic_fpr),
+            ("bloom", bloom_fpr),
+            ("exact", classic_fpr_exact),
+            ("partitioned", partitioned_fpr),
+        ];
+        for (name, rate) in rates {
+            assert_eq!(rate(512, 1, 0), 1.0, "{name}: k = 0 rejects nothing");
+            assert_eq!(rate(512, 0, 0), 1.0, "{name}: k = 0, empty");
+            assert_eq!(rate(512, 0, 7), 0.0, "{name}: empty filter");
+            assert_eq!(rate(0, 5, 7), 1.0, "{name}: no bits");
+            for (m, n, k) in [(1, u64::MAX, u32::MAX), (u64::MAX, 1, 1), (64, 3, 65)] {
+                let r = rate(m, n, k);
+                assert!((0.0..=1.0).contains(&r), "{name}({m}, {n}, {k}) = {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn exact_beyond_max_hashes_is_blooms_lower_bound() {
+        // The Stirling row is only summed up to MAX_HASHES; beyond it the
+        // function must not return a truncated sum (which was ~0 here).
+        let (m, n) = (100_000, 1000);
+        for k in [65, 100, 1000] {
+            assert_eq!(classic_fpr_exact(m, n, k), bloom_fpr(m, n, k), "k = {k}");
+        }
+        let at_max = classic_fpr_exact(m, n, MAX_HASHES);
+        assert!(at_max >= bloom_fpr(m, n, MAX_HASHES) && at_max > 0.0);
     }
 
     #[test]

@@ -7,6 +7,17 @@
 //!   schemes' pair-collision term) is at most the target; the smallest such
 //!   m wins. At p = 1% this gives 9.59 bits/key (k = 7), against the lower
 //!   bound's 6.64.
+//! * The two-hash floor: two keys whose `(h1 mod m, h2 mod m)` pairs coincide
+//!   have identical probe sets, so a two-hash filter's rate is at least about
+//!   `n / m^2` (s/(r(r-1)) per member, see
+//!   [`pair_collision_rate`](crate::params::pair_collision_rate)). It is
+//!   negligible at ordinary rates but sets the size at tiny ones: for
+//!   n = 10^6 the builder gives 28.8 bits/key at p = 10^-6 with either
+//!   scheme, 47.6 (double hashing) against 43.1 (independent) at 10^-9, and
+//!   1414 against 57.5 at 10^-12, where `m >= sqrt(2n/p)`. Where p is below
+//!   about `1 / (n c^2)` (c bits per key; 4e-10 at n = 10^6), prefer
+//!   [`Scheme::Independent`](crate::Scheme). (Figures: `Builder::geometry`
+//!   outputs for the classic layout.)
 //! * Never below one 512-bit block (see [`super::MIN_SIZED_BITS`]).
 //! * Current FPR from the fill: `(X/m)^k` with X bits set — the probability
 //!   that k uniform probes all land on set bits.

@@ -11,7 +11,10 @@
 pub(crate) mod classic;
 pub(crate) mod partitioned;
 
+use std::ops::RangeInclusive;
+
 use crate::Error;
+use crate::params::MAX_HASHES;
 use crate::scheme::Scheme;
 
 /// Where the k probes of a key go.
@@ -71,9 +74,26 @@ impl Layout {
             let k = k.unwrap_or(1);
             return Ok((MIN_SIZED_BITS.next_multiple_of(step(k)), k));
         }
-        let (m, k) = best_over_k(p, k, |k| {
-            crate::params::smallest_bits(p, step(k), |m| self.fpr(scheme, m, n, k))
-        })?;
+        let bits_for =
+            |k: u32, fpr: &dyn Fn(u64) -> f64| crate::params::smallest_bits(p, step(k), fpr);
+        // The exact classic rate costs O(k^2) per evaluation and a search
+        // evaluates it ~80 times per k: pick the candidate k by the
+        // asymptotic rate (same pair-collision term), then size exactly only
+        // around it. The asymptotic and exact rates differ by O(k/m), which
+        // moves the best k by at most one.
+        let window = match (k, self) {
+            (None, Layout::Classic) => {
+                let (_, k_est) = best_over_k(p, None, |k| {
+                    bits_for(k, &|m| {
+                        self.fpr_with(scheme, m, n, k, crate::params::classic_fpr)
+                    })
+                })?;
+                Some(k_est.saturating_sub(1).max(1)..=(k_est + 1).min(MAX_HASHES))
+            }
+            (Some(k), _) => Some(k..=k),
+            (None, _) => None,
+        };
+        let (m, k) = best_over_k_in(p, window, |k| bits_for(k, &|m| self.fpr(scheme, m, n, k)))?;
         Ok((m.max(MIN_SIZED_BITS.next_multiple_of(step(k))), k))
     }
 
@@ -88,9 +108,33 @@ impl Layout {
     /// probes coincide with all of one member's
     /// ([`pair_collision_rate`](crate::params::pair_collision_rate)). This is
     /// the formula the builder sizes by.
+    ///
+    /// Degenerate arguments give the rate they mean rather than a panic: with
+    /// `k = 0` no probe can reject a key (1.0); with `n = 0` nothing is set
+    /// (0.0, for k >= 1). For the classic layout, k above
+    /// [`MAX_HASHES`](crate::params::MAX_HASHES) (no filter has it) gives
+    /// Bloom's formula, a lower bound; see
+    /// [`classic_fpr_exact`](crate::params::classic_fpr_exact).
     pub fn fpr(self, scheme: Scheme, m: u64, n: u64, k: u32) -> f64 {
+        self.fpr_with(scheme, m, n, k, classic::fpr)
+    }
+
+    /// [`fpr`](Self::fpr) with the classic layout's ideal rate given by
+    /// `classic_rate` (the exact one, or the asymptotic one for a cheap
+    /// estimate).
+    fn fpr_with(
+        self,
+        scheme: Scheme,
+        m: u64,
+        n: u64,
+        k: u32,
+        classic_rate: fn(u64, u64, u32) -> f64,
+    ) -> f64 {
+        if k == 0 {
+            return 1.0;
+        }
         let ideal = match self {
-            Layout::Classic => classic::fpr(m, n, k),
+            Layout::Classic => classic_rate(m, n, k),
             Layout::Partitioned => partitioned::fpr(m, n, k),
         };
         if !scheme.is_two_hash() || k < 2 {
@@ -122,14 +166,23 @@ pub(crate) fn best_over_k(
     fixed_k: Option<u32>,
     bits_for: impl Fn(u32) -> Option<u64>,
 ) -> Result<(u64, u32), Error> {
-    let candidates = match fixed_k {
-        Some(k) => k..=k,
-        None => {
-            // Asymptotically k = log2(1/p); tiny n favours a smaller k.
-            let k0 = (1.0 / p).log2().round().max(1.0) as u32;
-            (k0 / 2).max(1)..=(k0 + 3).min(crate::params::MAX_HASHES)
-        }
-    };
+    best_over_k_in(p, fixed_k.map(|k| k..=k), bits_for)
+}
+
+/// [`best_over_k`] over `window`, or, when `None`, the default window: k from
+/// half to three more than `log2(1/p)`, the asymptotic optimum (tiny n
+/// favours a smaller k), within `1..=MAX_HASHES`.
+fn best_over_k_in(
+    p: f64,
+    window: Option<RangeInclusive<u32>>,
+    bits_for: impl Fn(u32) -> Option<u64>,
+) -> Result<(u64, u32), Error> {
+    let candidates = window.unwrap_or_else(|| {
+        // Clamp before the arithmetic: for subnormal p, 1/p is infinite and
+        // the cast saturates at u32::MAX.
+        let k0 = ((1.0 / p).log2().round().max(1.0) as u32).min(MAX_HASHES);
+        (k0 / 2).max(1)..=(k0 + 3).min(MAX_HASHES)
+    });
     let mut best: Option<(u64, u32)> = None;
     for k in candidates {
         if let Some(m) = bits_for(k)
@@ -142,7 +195,8 @@ pub(crate) fn best_over_k(
         Error::invalid(
             "fpr",
             format!(
-                "a rate of {p} needs more than the maximum of {} bits for this many items",
+                "a rate of {p} needs more than the maximum of {} bits for this many items \
+                 with at most {MAX_HASHES} hashes",
                 crate::params::MAX_BITS
             ),
         )
