@@ -1,14 +1,15 @@
 //! The paper's two figures as SVG, drawn with `plotters`.
 //!
-//! * [`figure1`]: the measured rate over p against n, one panel per c, one
+//! * [`figure1`] ([`rate_figure`] for any layouts): the measured rate over
+//!   p against n, one panel per c, one
 //!   marker per variant with its 95% binomial interval as an error bar, and
 //!   each layout's exact rate (dashed) and two-hash model (dotted) as lines.
 //! * [`figure2`]: the histogram of Q at one point for chosen variants,
 //!   against `T phi(x; qp, qp(1-p))`, the normal curve of the paper's
 //!   Figure 2.
 //!
-//! Colours and marker shapes are fixed per variant (the order of
-//! [`Variant::every`]), so a variant looks the same in both figures and its
+//! Colours are fixed per variant (the order of [`Variant::all`]) and marker
+//! shapes per layout, so a variant looks the same in every figure and its
 //! legend entry carries the same label as the tables.
 
 #![forbid(unsafe_code)]
@@ -42,9 +43,11 @@ fn draw_error(e: impl std::fmt::Display) -> Error {
     }
 }
 
-/// The colour of a variant: by its position in [`Variant::every`].
+/// The colour of a variant: by its position in [`Variant::all`] (a left-out
+/// variant takes its stand-in's colour; it answers the same).
 fn colour(v: Variant) -> RGBColor {
-    let i = Variant::every().iter().position(|&x| x == v).unwrap_or(0);
+    let v = v.same_answers_as().unwrap_or(v);
+    let i = Variant::all().iter().position(|&x| x == v).unwrap_or(0);
     COLOURS[i % COLOURS.len()]
 }
 
@@ -88,12 +91,37 @@ fn distinct<T: PartialEq + Copy>(rows: &[Row], f: impl Fn(&Row) -> T) -> Vec<T> 
     out
 }
 
-/// Figure 1: measured rate over p against n (log scale), one panel per c.
+/// The layouts of the paper's Figure 1: its standard, double and extended
+/// schemes use one array (classic), its partition scheme the partitioned
+/// layout.
+pub const PAPER_LAYOUTS: [Layout; 2] = [Layout::Classic, Layout::Partitioned];
+
+/// Figure 1: measured rate over p against n (log scale), one panel per c,
+/// for the rows of the paper's layouts ([`PAPER_LAYOUTS`]).
 ///
 /// # Errors
 /// [`Error::InvalidParameter`] (`rows`) if there is nothing to plot;
 /// [`Error::Io`] if the file cannot be drawn.
 pub fn figure1(rows: &[Row], path: &Path) -> Result<(), Error> {
+    let paper: Vec<Row> = rows
+        .iter()
+        .filter(|r| PAPER_LAYOUTS.contains(&r.variant.layout))
+        .cloned()
+        .collect();
+    rate_figure(
+        &paper,
+        "False-positive rate over p = (1 - e^(-k/c))^k: Kirsch & Mitzenmacher Sec. 8 (Figure 1)",
+        path,
+    )
+}
+
+/// Figure 1's plot for every row given, whatever its layout, under `title`
+/// (the experiment's extra figure for the layouts beyond the paper's).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] (`rows`) if there is nothing to plot;
+/// [`Error::Io`] if the file cannot be drawn.
+pub fn rate_figure(rows: &[Row], title: &str, path: &Path) -> Result<(), Error> {
     if rows.is_empty() {
         return Err(Error::invalid("rows", "nothing to plot"));
     }
@@ -107,12 +135,7 @@ pub fn figure1(rows: &[Row], path: &Path) -> Result<(), Error> {
     let (w, h) = (560 * cols as u32, 400 * panel_rows as u32 + 40 + legend_h);
     let base = SVGBackend::new(path, (w, h)).into_drawing_area();
     base.fill(&WHITE).map_err(draw_error)?;
-    let root = base
-        .titled(
-            "False-positive rate over p = (1 - e^(-k/c))^k: Kirsch & Mitzenmacher Sec. 8 (Figure 1)",
-            ("sans-serif", 17),
-        )
-        .map_err(draw_error)?;
+    let root = base.titled(title, ("sans-serif", 17)).map_err(draw_error)?;
     let (top, legend) = root.split_vertically(400 * panel_rows as u32);
     let areas = top.split_evenly((panel_rows, cols));
 
