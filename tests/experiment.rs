@@ -210,6 +210,46 @@ fn results_do_not_depend_on_the_thread_count() {
 }
 
 #[test]
+fn rows_do_not_depend_on_the_other_variants_run() {
+    // A trial's items depend only on the seed, the point and the trial, so
+    // runs of disjoint variant lists add up to the run of their union (the
+    // committed CSV relies on it).
+    let base = Config {
+        bits_per_key: vec![8],
+        set_sizes: vec![700, 2_100],
+        trials: 30,
+        max_inserts: Some(21_000),
+        variants: Variant::all(),
+        seed: 11,
+    };
+    let whole = run(&base);
+    let (first, second): (Vec<Variant>, Vec<Variant>) = Variant::all()
+        .into_iter()
+        .partition(|v| v.layout == Layout::Classic);
+    assert!(!first.is_empty() && !second.is_empty());
+    let mut parts = run(&Config {
+        variants: first,
+        ..base.clone()
+    })
+    .rows;
+    parts.extend(
+        run(&Config {
+            variants: second,
+            ..base.clone()
+        })
+        .rows,
+    );
+    assert_eq!(parts.len(), whole.rows.len());
+    for r in &whole.rows {
+        let same = parts
+            .iter()
+            .find(|p| (p.bits_per_key, p.items, p.variant) == (r.bits_per_key, r.items, r.variant))
+            .unwrap();
+        assert_eq!(same, r);
+    }
+}
+
+#[test]
 fn figures_and_tables_are_written() {
     let report = run(&config(8, 5_000, 20, Variant::all()));
     let dir = tempfile::tempdir().unwrap();

@@ -197,6 +197,15 @@ impl Variant {
         format!("{}/{}", self.layout.name(), self.scheme.name())
     }
 
+    /// Parses an [`id`](Self::id), `layout/scheme`.
+    pub fn from_id(id: &str) -> Option<Variant> {
+        let (layout, scheme) = id.split_once('/')?;
+        Some(Variant {
+            layout: Layout::from_name(layout)?,
+            scheme: Scheme::from_name(scheme)?,
+        })
+    }
+
     /// The label in tables and legends: the id, with the paper's name in
     /// parentheses where there is one.
     pub fn label(self) -> String {
@@ -714,14 +723,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>, Error> {
                 .parse()
                 .map_err(|_| bad(col, &format!("cannot parse `{}`", fields[col])))
         }
-        let variant = fields[4]
-            .split_once('/')
-            .and_then(|(l, s)| {
-                Some(Variant {
-                    layout: Layout::from_name(l)?,
-                    scheme: Scheme::from_name(s)?,
-                })
-            })
+        let variant = Variant::from_id(fields[4])
             .ok_or_else(|| bad(4, &format!("unknown variant `{}`", fields[4])))?;
         let q_counts = if fields[19].is_empty() {
             Vec::new()
@@ -949,5 +951,10 @@ mod tests {
         for v in Variant::paper() {
             assert!(all.contains(&v) && v.paper_name().is_some());
         }
+        for v in every {
+            assert_eq!(Variant::from_id(&v.id()), Some(v));
+        }
+        assert_eq!(Variant::from_id("classic"), None);
+        assert_eq!(Variant::from_id("classic/triple"), None);
     }
 }
