@@ -39,7 +39,7 @@
 //!   it. Available when `is_x86_feature_detected!("avx2")`, detected once
 //!   and cached.
 //!
-//! The kernel in use ([`active`], [`kernel_name`](crate::kernel_name)) is
+//! The kernel in use ([`active`], [`kernel_name`]) is
 //! chosen on first use: the environment variable `LESSHASH_KERNEL`
 //! (`scalar`, `wide` or `avx2`) if set to an available kernel, otherwise
 //! the fastest available (AVX2, else wide). [`set_kernel`] changes it for

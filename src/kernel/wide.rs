@@ -3,7 +3,7 @@
 //! * Blocked layouts: 8 keys per `u32x8`. For probe i, lane j holds the
 //!   32-bit input of key j (the low or high half of its h2), times the
 //!   probe's salt, scaled into the probe's segment
-//!   ([`scalar::position`]): one multiply, two shifts, one multiply and
+//!   (`scalar::position`): one multiply, two shifts, one multiply and
 //!   one add for 8 keys, stored with one vector store (outputs are
 //!   probe-major). Blocks are one scalar multiply-high per key (a vector
 //!   64-bit multiply-high is four scalar ones in `wide` anyway).
