@@ -26,7 +26,9 @@ fn splitmix(state: &mut u64) -> u64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let root = std::env::args().nth(1).unwrap_or_else(|| "fuzz/seeds".into());
+    let root = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "fuzz/seeds".into());
     let root = Path::new(&root);
 
     let dir = root.join("from_bytes");
@@ -58,7 +60,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     fs::write(dir.join("two-filters.bin"), two)?;
 
     let mut state = 0x6c65_7373_6861_7368;
-    for target in ["ops_vs_hashset", "kernel_diff", "count_min", "builder_params"] {
+    for target in [
+        "ops_vs_hashset",
+        "kernel_diff",
+        "count_min",
+        "builder_params",
+    ] {
         let dir = root.join(target);
         fs::create_dir_all(&dir)?;
         for (i, len) in [8usize, 32, 64, 128, 256, 512].into_iter().enumerate() {
