@@ -52,6 +52,10 @@
 //!   operations (`union`, `intersect`, `estimated_union_len`) and
 //!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
 //!
+//! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
+//!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
+//!   files and to write filters into them.
+//!
 //! ## Invariants
 //!
 //! * **No false negatives**, on every path: single, batch, pre-hashed.
@@ -63,9 +67,12 @@
 
 pub mod count_min;
 pub mod error;
+#[cfg(feature = "experiment")]
+pub mod experiment;
 pub mod format;
 pub mod hash;
 pub mod params;
+pub mod parquet;
 pub mod scheme;
 
 #[cfg(target_has_atomic = "64")]
