@@ -33,7 +33,7 @@ use crate::Error;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{Key, hash128};
-use crate::kernel::{self, BlockMask, BlockSpec, FlatSpec, Kernel};
+use crate::kernel::{self, BlockSpec, FlatSpec, Kernel};
 use crate::prefetch::prefetch;
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
@@ -121,24 +121,31 @@ impl Plan {
     }
 }
 
-/// One chunk's hashes and probes.
+/// One chunk's hashes and probes (probe-major, as the kernels write them:
+/// probe i of key j at `i * len + j`).
 pub(crate) struct Stage {
     len: usize,
     hashes: [u128; CHUNK],
     blocks: [u64; CHUNK],
-    masks: [BlockMask; CHUNK],
+    /// In-block positions (blocked layouts).
+    positions: Vec<u32>,
+    /// Bit indices (flat layouts).
     indices: Vec<u64>,
 }
 
 impl Stage {
     pub(crate) fn new(plan: &Plan) -> Box<Self> {
-        let flat = matches!(plan, Plan::Flat(_));
+        let probes = CHUNK * plan.k();
+        let (positions, indices) = match plan {
+            Plan::Blocked(_) => (vec![0; probes], Vec::new()),
+            Plan::Flat(_) => (Vec::new(), vec![0; probes]),
+        };
         Box::new(Self {
             len: 0,
             hashes: [0; CHUNK],
             blocks: [0; CHUNK],
-            masks: [[0; 8]; CHUNK],
-            indices: vec![0; if flat { CHUNK * plan.k() } else { 0 }],
+            positions,
+            indices,
         })
     }
 
@@ -155,11 +162,11 @@ impl Stage {
         fill(&mut self.hashes[..len]);
         let hs = &self.hashes[..len];
         match plan {
-            Plan::Blocked(spec) => kernel.block_masks_unchecked(
+            Plan::Blocked(spec) => kernel.block_positions_unchecked(
                 spec,
                 hs,
                 &mut self.blocks[..len],
-                &mut self.masks[..len],
+                &mut self.positions[..len * spec.k as usize],
             ),
             Plan::Flat(spec) => {
                 kernel.flat_indices_unchecked(spec, hs, &mut self.indices[..len * spec.k as usize])
@@ -187,65 +194,51 @@ impl Stage {
     /// Whether key j of the chunk is possibly in `words`.
     #[inline(always)]
     pub(crate) fn contains(&self, plan: &Plan, words: &[u64], j: usize) -> bool {
+        let n = self.len;
         match plan {
-            Plan::Blocked(_) => {
+            Plan::Blocked(spec) => {
                 let base = self.blocks[j] as usize * 8;
-                let block = &words[base..base + 8];
-                let mask = &self.masks[j];
-                // Branch-free: a miss anywhere sets a bit of `missing`.
-                let mut missing = 0;
-                for w in 0..8 {
-                    missing |= mask[w] & !block[w];
+                let block: &[u64; 8] = words[base..base + 8]
+                    .try_into()
+                    .expect("a block is 8 words");
+                // Branch-free: every probe's bit ANDed together.
+                let mut all = 1;
+                for i in 0..spec.k as usize {
+                    let p = self.positions[i * n + j];
+                    all &= block[(p >> 6) as usize & 7] >> (p & 63);
                 }
-                missing == 0
+                all & 1 == 1
             }
-            Plan::Flat(spec) => {
-                let k = spec.k as usize;
-                self.indices[j * k..(j + 1) * k]
-                    .iter()
-                    .all(|&x| words[(x / 64) as usize] >> (x % 64) & 1 == 1)
-            }
+            Plan::Flat(spec) => (0..spec.k as usize).all(|i| {
+                let x = self.indices[i * n + j];
+                words[(x / 64) as usize] >> (x % 64) & 1 == 1
+            }),
         }
     }
 
     /// Sets the bits of every key of the chunk in `words`.
     #[inline]
     pub(crate) fn insert(&self, plan: &Plan, words: &mut [u64]) {
-        match plan {
-            Plan::Blocked(_) => {
-                for (&b, mask) in self.blocks[..self.len].iter().zip(&self.masks) {
-                    let base = b as usize * 8;
-                    let block = &mut words[base..base + 8];
-                    for w in 0..8 {
-                        block[w] |= mask[w];
-                    }
-                }
-            }
-            Plan::Flat(spec) => {
-                for &x in &self.indices[..self.len * spec.k as usize] {
-                    words[(x / 64) as usize] |= 1 << (x % 64);
-                }
-            }
-        }
+        self.for_each_word(plan, |w, bit| words[w] |= bit);
     }
 
-    /// For each key j of the chunk, `f(j, block, mask)` (blocked) or
-    /// `f(j, word, bit)` per probe (flat): the `(word, mask)` pairs of the
-    /// chunk, for storages other than `&mut [u64]` (atomic words).
-    #[inline]
+    /// Calls `f(word, bit)` for every probe of the chunk, key by key: for
+    /// any storage (plain words here, atomic words in `par`).
+    #[inline(always)]
     pub(crate) fn for_each_word(&self, plan: &Plan, mut f: impl FnMut(usize, u64)) {
+        let n = self.len;
         match plan {
-            Plan::Blocked(_) => {
-                for (&b, mask) in self.blocks[..self.len].iter().zip(&self.masks) {
-                    for (w, &m) in mask.iter().enumerate() {
-                        if m != 0 {
-                            f(b as usize * 8 + w, m);
-                        }
+            Plan::Blocked(spec) => {
+                for (j, &b) in self.blocks[..n].iter().enumerate() {
+                    let base = b as usize * 8;
+                    for i in 0..spec.k as usize {
+                        let p = self.positions[i * n + j];
+                        f(base + (p >> 6) as usize, 1 << (p & 63));
                     }
                 }
             }
             Plan::Flat(spec) => {
-                for &x in &self.indices[..self.len * spec.k as usize] {
+                for &x in &self.indices[..n * spec.k as usize] {
                     f((x / 64) as usize, 1 << (x % 64));
                 }
             }

@@ -10,7 +10,7 @@
 mod common;
 
 use common::SplitMix64;
-use lesshash::kernel::{self, BlockMask, BlockSpec, FlatSpec, Kernel};
+use lesshash::kernel::{self, BlockSpec, FlatSpec, Kernel};
 use lesshash::{Enhancement, Scheme, params::MAX_BITS};
 use proptest::prelude::*;
 
@@ -45,18 +45,18 @@ fn kernels() -> Vec<Kernel> {
     Kernel::available()
 }
 
-fn check_block(spec: &BlockSpec, hs: &[u128]) {
+fn check_block(spec: &BlockSpec, k: u32, hs: &[u128]) {
     let n = hs.len();
-    let (mut b0, mut m0) = (vec![0u64; n], vec![BlockMask::default(); n]);
+    let (mut b0, mut p0) = (vec![0u64; n], vec![0u32; n * k as usize]);
     Kernel::Scalar
-        .block_masks(spec, hs, &mut b0, &mut m0)
+        .block_positions(spec, hs, &mut b0, &mut p0)
         .unwrap();
     for kern in kernels() {
         // Garbage in the outputs must be overwritten.
-        let (mut b, mut m) = (vec![u64::MAX; n], vec![[u64::MAX; 8]; n]);
-        kern.block_masks(spec, hs, &mut b, &mut m).unwrap();
+        let (mut b, mut p) = (vec![u64::MAX; n], vec![u32::MAX; n * k as usize]);
+        kern.block_positions(spec, hs, &mut b, &mut p).unwrap();
         assert_eq!(b, b0, "{kern:?} blocks {spec:?} n={n}");
-        assert_eq!(m, m0, "{kern:?} masks {spec:?} n={n}");
+        assert_eq!(p, p0, "{kern:?} positions {spec:?} n={n}");
     }
 }
 
@@ -73,26 +73,32 @@ fn check_flat(spec: &FlatSpec, k: u32, hs: &[u128]) {
 
 #[test]
 fn scalar_block_kernel_is_the_per_key_oracle() {
-    // The batch oracle is the per-key definition (scalar::block_mask) and
-    // its masks have exactly k bits for split blocks, 1..=k for blocked.
+    // The batch oracle agrees with the per-key definition the single-key
+    // path uses (scalar::block_mask): the positions (probe-major) set
+    // exactly the mask's bits; split blocks have one bit per segment.
     let hs = hashes(1, 300);
+    let n = hs.len();
     for split in [false, true] {
         for k in [1u32, 3, 8, 16, 64] {
             let spec = BlockSpec::new(13, k, split).unwrap();
-            let (mut b, mut m) = (vec![0; hs.len()], vec![[0; 8]; hs.len()]);
+            let (mut b, mut p) = (vec![0; n], vec![0u32; n * k as usize]);
             Kernel::Scalar
-                .block_masks(&spec, &hs, &mut b, &mut m)
+                .block_positions(&spec, &hs, &mut b, &mut p)
                 .unwrap();
-            for ((&h, &b), m) in hs.iter().zip(&b).zip(&m) {
+            for (j, (&h, &b)) in hs.iter().zip(&b).enumerate() {
                 let h2 = (h >> 64) as u64;
                 assert!(b < 13);
-                assert_eq!(*m, kernel::scalar::block_mask(h2, k, split));
-                let ones: u32 = m.iter().map(|w| w.count_ones()).sum();
-                if split {
-                    assert_eq!(ones, k);
-                } else {
-                    assert!((1..=k).contains(&ones));
+                let mut mask = [0u64; 8];
+                for i in 0..k as usize {
+                    let pos = p[i * n + j];
+                    assert!(pos < 512);
+                    if split {
+                        let seg = 512 / k;
+                        assert_eq!(pos / seg, i as u32, "probe {i} outside its segment");
+                    }
+                    mask[(pos / 64) as usize] |= 1 << (pos % 64);
                 }
+                assert_eq!(mask, kernel::scalar::block_mask(h2, k, split));
             }
         }
     }
@@ -106,7 +112,7 @@ fn block_kernels_match_on_edges() {
             for k in 1..=64u32 {
                 let spec = BlockSpec::new(blocks, k, split).unwrap();
                 for len in [0usize, 1, 7, 8, 9, 15, 16, 17, 33, 257] {
-                    check_block(&spec, &hs[..len]);
+                    check_block(&spec, k, &hs[..len]);
                 }
             }
         }
@@ -152,13 +158,13 @@ fn bad_lengths_are_errors_naming_the_output() {
     let hs = hashes(4, 10);
     for kern in kernels() {
         let e = kern
-            .block_masks(&spec, &hs, &mut [0; 9], &mut [[0; 8]; 10])
+            .block_positions(&spec, &hs, &mut [0; 9], &mut [0; 80])
             .unwrap_err();
         assert!(e.to_string().contains("`blocks_out`"), "{e}");
         let e = kern
-            .block_masks(&spec, &hs, &mut [0; 10], &mut [[0; 8]; 11])
+            .block_positions(&spec, &hs, &mut [0; 10], &mut [0; 79])
             .unwrap_err();
-        assert!(e.to_string().contains("`masks_out`"), "{e}");
+        assert!(e.to_string().contains("`positions_out`"), "{e}");
         let flat = FlatSpec::new(Scheme::default(), 100, 0, 3).unwrap();
         let e = kern.flat_indices(&flat, &hs, &mut [0; 29]).unwrap_err();
         assert!(e.to_string().contains("`out`"), "{e}");
@@ -196,7 +202,7 @@ proptest! {
         split in any::<bool>(),
     ) {
         let spec = BlockSpec::new(blocks, k, split).unwrap();
-        check_block(&spec, &hashes(seed, len));
+        check_block(&spec, k, &hashes(seed, len));
     }
 
     #[test]

@@ -29,7 +29,8 @@ pub const MAX_OPS_BITS: u64 = 1 << 16;
 pub enum Size {
     /// `bits(m).hashes(k)`: tiny m collide a lot, which is what we want.
     Explicit { bits: u16, hashes: u8 },
-    /// `expected_items(n).fpr(p)` with p = mantissa * 10^-exponent.
+    /// `expected_items(items % 1024).fpr(p)` with
+    /// p = (mantissa + 1) / 256 * 10^-(exponent % 3).
     Sized {
         items: u16,
         mantissa: u8,
@@ -62,27 +63,24 @@ impl Params {
                 mantissa,
                 exponent,
             } => {
-                let p = (f64::from(mantissa) + 1.0) / 256.0 * 10f64.powi(-i32::from(exponent % 8));
-                b.expected_items(u64::from(items % 2048)).fpr(p)
+                let p = (f64::from(mantissa) + 1.0) / 256.0 * 10f64.powi(-i32::from(exponent % 3));
+                b.expected_items(u64::from(items % 1024)).fpr(p)
             }
         }
     }
 
     /// A filter of these parameters, or `None` when the builder rejects
-    /// them (with a message naming the parameter) or the filter would be
-    /// larger than [`MAX_OPS_BITS`].
+    /// them (with a message naming the parameter) or the filter is larger
+    /// than [`MAX_OPS_BITS`].
+    ///
+    /// Builds directly (no `geometry()` first): sizing from (n, p) is the
+    /// costliest step of a run, and `builder_params` checks that
+    /// `geometry()` and `build()` agree. The largest filter reachable here
+    /// (n < 1024, p >= 3.9e-5) is a few KiB; smaller p costs milliseconds of sizing per run (`builder_params` covers it).
     pub fn build(&self) -> Option<BloomFilter> {
-        let builder = self.builder();
-        match builder.geometry() {
-            Ok((m, _)) if m > MAX_OPS_BITS => None,
-            Ok((m, k)) => {
-                let f = builder
-                    .build()
-                    .expect("geometry() was Ok, build() must be too");
-                assert_eq!(f.num_hashes(), k, "build() and geometry() disagree on k");
-                assert_eq!(f.num_bits(), m, "build() and geometry() disagree on m");
-                Some(f)
-            }
+        match self.builder().build() {
+            Ok(f) if f.num_bits() > MAX_OPS_BITS => None,
+            Ok(f) => Some(f),
             Err(e) => {
                 assert!(e.to_string().contains('`'), "error names no parameter: {e}");
                 None

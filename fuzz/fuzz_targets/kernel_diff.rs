@@ -1,7 +1,17 @@
 //! Every fast path against its scalar oracle, bit for bit: the incremental
 //! index sequence against the direct 128-bit formula, the bits a filter sets
-//! against the oracle's positions, pre-hashed against keyed inserts, and the
-//! Count-Min columns against `reference_columns`.
+//! against the oracle's positions, pre-hashed against keyed inserts, the
+//! Count-Min columns against `reference_columns`, and every batch path
+//! (`insert_batch`, `contains_batch`, `insert_hash_batch`,
+//! `contains_hash_batch`, Count-Min `add_batch`/`add_updates`/
+//! `estimate_batch`) against the single-key path, over batch lengths and
+//! chunkings chosen by the input (0, 1, odd remainders).
+//!
+//! The SIMD index kernels (scalar/wide/AVX2) are not in the library yet:
+//! the batch paths are where they will plug in, so this target compares
+//! them against the single-key oracle now and will cover the kernels
+//! through the same calls; a kernel-level case (indices and masks per lane
+//! against `reference_index`) belongs in `Case` when `src/kernel/` lands.
 
 #![no_main]
 
@@ -27,6 +37,24 @@ enum Case {
     FilterBits {
         params: common::Params,
         keys: Vec<Vec<u8>>,
+    },
+    /// Batch calls against single calls, the batch cut into chunks of
+    /// `1 + lanes % 17` keys (the remainders a lane-wise kernel handles).
+    Batch {
+        params: common::Params,
+        keys: Vec<Vec<u8>>,
+        queries: Vec<Vec<u8>>,
+        lanes: u8,
+    },
+    /// Count-Min batch calls against single calls.
+    CountMinBatch {
+        independent: bool,
+        conservative: bool,
+        width: u16,
+        depth: u8,
+        seed: u64,
+        updates: Vec<(u8, u16)>,
+        lanes: u8,
     },
     /// Count-Min: the columns the sketch updates are the oracle's.
     CountMinColumns {
@@ -101,6 +129,143 @@ fn filter_bits(params: common::Params, keys: Vec<Vec<u8>>) {
     assert_eq!(common::set_bits(&all), expected_all);
 }
 
+fn batch(params: common::Params, keys: Vec<Vec<u8>>, queries: Vec<Vec<u8>>, lanes: u8) {
+    let Some(empty) = params.build() else { return };
+    let lanes = 1 + usize::from(lanes % 17);
+    let seed = empty.seed();
+    let two_hash = empty.scheme().is_two_hash();
+
+    // Inserts: one call per key is the oracle.
+    let mut single = empty.clone();
+    for key in &keys {
+        single.insert(key);
+    }
+    let mut whole = empty.clone();
+    whole.insert_batch(&keys);
+    assert!(whole == single, "insert_batch differs from single inserts");
+    assert_eq!(whole.insert_calls(), single.insert_calls());
+    let mut chunked = empty.clone();
+    for chunk in keys.chunks(lanes) {
+        chunked.insert_batch(chunk);
+    }
+    assert!(chunked == single, "chunked insert_batch differs");
+    let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+    let mut hashed = empty.clone();
+    match hashed.insert_hash_batch(&hashes) {
+        Ok(()) => {
+            assert!(two_hash);
+            assert!(hashed == single, "insert_hash_batch differs from inserts");
+            assert_eq!(hashed.insert_calls(), single.insert_calls());
+        }
+        Err(_) => {
+            assert!(!two_hash);
+            assert!(hashed == empty && hashed.insert_calls() == 0);
+        }
+    }
+
+    // Queries over members and other keys, empty and one-key batches too.
+    let filter = single;
+    let all: Vec<&Vec<u8>> = keys.iter().chain(&queries).collect();
+    let expect: Vec<bool> = all.iter().map(|k| filter.contains(*k)).collect();
+    assert!(
+        expect[..keys.len()].iter().all(|&hit| hit),
+        "false negative"
+    );
+    let mut out = vec![false; all.len()];
+    filter.contains_batch(&all, &mut out).unwrap();
+    assert_eq!(out, expect, "contains_batch differs from contains");
+    let mut out = vec![false; all.len()];
+    for (chunk, slots) in all.chunks(lanes).zip(out.chunks_mut(lanes)) {
+        filter.contains_batch(chunk, slots).unwrap();
+    }
+    assert_eq!(out, expect, "chunked contains_batch differs");
+    let all_hashes: Vec<u128> = all.iter().map(|k| hash_key(*k, seed)).collect();
+    let mut out = vec![false; all.len()];
+    match filter.contains_hash_batch(&all_hashes, &mut out) {
+        Ok(()) => {
+            assert_eq!(out, expect, "contains_hash_batch differs from contains");
+            for (h, &e) in all_hashes.iter().zip(&expect) {
+                assert_eq!(filter.contains_hash(*h).unwrap(), e);
+            }
+        }
+        Err(_) => assert!(!two_hash),
+    }
+    let empty_keys: [&[u8]; 0] = [];
+    filter.contains_batch(&empty_keys, &mut []).unwrap();
+    let mut none = empty.clone();
+    none.insert_batch(&empty_keys);
+    assert!(none == empty && none.insert_calls() == 0);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn count_min_batch(
+    independent: bool,
+    conservative: bool,
+    width: u16,
+    depth: u8,
+    seed: u64,
+    updates: Vec<(u8, u16)>,
+    lanes: u8,
+) {
+    let scheme = if independent {
+        CountMinScheme::Independent
+    } else {
+        CountMinScheme::DoubleHashing
+    };
+    let width = u64::from(width % 2048).max(1);
+    let width = if independent {
+        width
+    } else {
+        next_prime(width).unwrap()
+    };
+    let builder = CountMinSketch::builder()
+        .scheme(scheme)
+        .width(width)
+        .depth(u32::from(depth % 16).max(1))
+        .seed(seed)
+        .conservative(conservative);
+    let Ok(empty) = builder.build() else { return };
+    let lanes = 1 + usize::from(lanes % 17);
+    let updates: Vec<([u8; 1], u64)> = updates
+        .into_iter()
+        .map(|(k, c)| ([k], u64::from(c)))
+        .collect();
+
+    let mut single = empty.clone();
+    for (key, count) in &updates {
+        single.add(key, *count);
+    }
+    let mut whole = empty.clone();
+    whole.add_updates(&updates);
+    assert!(whole == single, "add_updates differs from single adds");
+    let mut chunked = empty.clone();
+    for chunk in updates.chunks(lanes) {
+        chunked.add_updates(chunk);
+    }
+    assert!(chunked == single, "chunked add_updates differs");
+
+    // add_batch with one count for all keys.
+    let count = updates.first().map_or(1, |u| u.1);
+    let keys: Vec<[u8; 1]> = updates.iter().map(|u| u.0).collect();
+    let mut single_count = empty.clone();
+    for key in &keys {
+        single_count.add(key, count);
+    }
+    let mut batch = empty.clone();
+    for chunk in keys.chunks(lanes) {
+        batch.add_batch(chunk, count);
+    }
+    assert!(batch == single_count, "add_batch differs from single adds");
+
+    let queries: Vec<[u8; 1]> = (0..=u8::MAX).map(|k| [k]).collect();
+    let expect: Vec<u64> = queries.iter().map(|k| single.estimate(k)).collect();
+    let mut out = vec![0; queries.len()];
+    for (chunk, slots) in queries.chunks(lanes).zip(out.chunks_mut(lanes)) {
+        single.estimate_batch(chunk, slots).unwrap();
+    }
+    assert_eq!(out, expect, "estimate_batch differs from estimate");
+}
+
 fn count_min_columns(independent: bool, width: u32, depth: u8, seed: u64, key: Vec<u8>) {
     let scheme = if independent {
         CountMinScheme::Independent
@@ -143,6 +308,29 @@ fuzz_target!(|case: Case| match case {
         k,
     } => indices(scheme, hash, range, k),
     Case::FilterBits { params, keys } => filter_bits(params, keys),
+    Case::Batch {
+        params,
+        keys,
+        queries,
+        lanes,
+    } => batch(params, keys, queries, lanes),
+    Case::CountMinBatch {
+        independent,
+        conservative,
+        width,
+        depth,
+        seed,
+        updates,
+        lanes,
+    } => count_min_batch(
+        independent,
+        conservative,
+        width,
+        depth,
+        seed,
+        updates,
+        lanes
+    ),
     Case::CountMinColumns {
         independent,
         width,

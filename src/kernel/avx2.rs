@@ -20,51 +20,53 @@ use core::arch::x86_64::{
     _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_srli_epi32, _mm256_sub_epi64,
 };
 
+use super::scalar::store;
 use super::scalar::{self, SALTS};
-use super::{BlockMask, BlockSpec, FlatSpec, Kernel};
+use super::{BlockSpec, FlatSpec, Kernel};
 use crate::hash::split;
 use crate::scheme::{Enhancement, Scheme, start_and_stride};
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;
 
-pub(crate) fn block_masks(
+pub(crate) fn block_positions(
     spec: &BlockSpec,
     hashes: &[u128],
     blocks_out: &mut [u64],
-    masks_out: &mut [BlockMask],
+    positions_out: &mut [u32],
 ) {
     if !Kernel::Avx2.is_available() {
-        return scalar::block_masks(spec, hashes, blocks_out, masks_out);
+        return scalar::block_positions(spec, hashes, blocks_out, positions_out);
     }
     // SAFETY: the CPU supports AVX2 (checked just above by the cached
     // `is_x86_feature_detected!`), which is the only precondition of
     // calling a `#[target_feature(enable = "avx2")]` function; the function
     // itself uses no pointers.
-    unsafe { block_masks_avx2(spec, hashes, blocks_out, masks_out) }
+    unsafe { block_positions_avx2(spec, hashes, blocks_out, positions_out) }
 }
 
 pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
     if !Kernel::Avx2.is_available() {
         return scalar::flat_indices(spec, hashes, out);
     }
-    // SAFETY: as in `block_masks`: AVX2 is present (checked above).
+    // SAFETY: as in `block_positions`: AVX2 is present (checked above).
     unsafe { flat_indices_avx2(spec, hashes, out) }
 }
 
 #[target_feature(enable = "avx2")]
-fn block_masks_avx2(
+fn block_positions_avx2(
     spec: &BlockSpec,
     hashes: &[u128],
     blocks_out: &mut [u64],
-    masks_out: &mut [BlockMask],
+    positions_out: &mut [u32],
 ) {
+    let n = hashes.len();
     let seg = scalar::segment_bits(spec.k, spec.split);
     let segv = _mm256_set1_epi32(seg as i32);
-    for ((hs, bs), ms) in hashes
+    for (c, (hs, bs)) in hashes
         .chunks(LANES32)
         .zip(blocks_out.chunks_mut(LANES32))
-        .zip(masks_out.chunks_mut(LANES32))
+        .enumerate()
     {
         let mut lo = [0u32; LANES32];
         let mut hi = [0u32; LANES32];
@@ -73,10 +75,10 @@ fn block_masks_avx2(
             bs[j] = scalar::block_index(h1, spec.blocks);
             lo[j] = h2 as u32;
             hi[j] = (h2 >> 32) as u32;
-            ms[j] = [0; 8];
         }
         let lo: __m256i = bytemuck::cast(lo);
         let hi: __m256i = bytemuck::cast(hi);
+        let len = hs.len();
         for i in 0..spec.k {
             let x = if i % 2 == 0 { lo } else { hi };
             let y = _mm256_mullo_epi32(x, _mm256_set1_epi32(SALTS[i as usize] as i32));
@@ -84,9 +86,8 @@ fn block_masks_avx2(
             let base = if spec.split { i * seg } else { 0 };
             let p: [u32; LANES32] =
                 bytemuck::cast(_mm256_add_epi32(t, _mm256_set1_epi32(base as i32)));
-            for (m, &p) in ms.iter_mut().zip(p.iter()) {
-                m[(p >> 6) as usize] |= 1u64 << (p & 63);
-            }
+            let at = i as usize * n + c * LANES32;
+            store(&mut positions_out[at..at + len], &p);
         }
     }
 }
@@ -102,11 +103,11 @@ fn add_mod(x: __m256i, y: __m256i, r: __m256i, r_minus_1: __m256i) -> __m256i {
 
 #[target_feature(enable = "avx2")]
 fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-    let k = spec.k as usize;
+    let (k, n) = (spec.k as usize, hashes.len());
     let range = spec.range;
     let splat = |v: u64| _mm256_set1_epi64x(v as i64);
     let (r, r1) = (splat(range), splat(range - 1));
-    for (hs, out) in hashes.chunks(LANES64).zip(out.chunks_mut(LANES64 * k)) {
+    for (c, hs) in hashes.chunks(LANES64).enumerate() {
         let mut a = [0u64; LANES64];
         let mut b = [0u64; LANES64];
         for (j, &h) in hs.iter().enumerate() {
@@ -114,12 +115,12 @@ fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
         }
         let mut x: __m256i = bytemuck::cast(a);
         let b: __m256i = bytemuck::cast(b);
+        let len = hs.len();
         let mut emit = |i: usize, x: __m256i| {
-            let off = i as u64 * spec.stride;
-            let x: [u64; LANES64] = bytemuck::cast(x);
-            for (j, v) in x.iter().enumerate().take(hs.len()) {
-                out[j * k + i] = v + off;
-            }
+            let v: [u64; LANES64] =
+                bytemuck::cast(_mm256_add_epi64(x, splat(i as u64 * spec.stride)));
+            let at = i * n + c * LANES64;
+            store(&mut out[at..at + len], &v);
         };
         match spec.scheme {
             Scheme::EnhancedDoubleHashing(Enhancement::Square) => {

@@ -7,11 +7,17 @@
 //! high) into the probes of each key, for a validated geometry:
 //!
 //! * blocked layouts ([`BlockSpec`]): for key j, its block
-//!   `blocks_out[j]` and the k in-block bits as a mask over the block's
-//!   eight words, `masks_out[j]` ([`Kernel::block_masks`]);
-//! * flat layouts ([`FlatSpec`]; classic, partitioned): for key j, its k bit
-//!   indices `out[j*k .. (j+1)*k]` in probe order, partition offsets
-//!   included ([`Kernel::flat_indices`]).
+//!   `blocks_out[j]` and the in-block bit (0..512) of each probe i,
+//!   `positions_out[i * n + j]` ([`Kernel::block_positions`]);
+//! * flat layouts ([`FlatSpec`]; classic, partitioned): the bit index of
+//!   probe i of key j, partition offset included, `out[i * n + j]`
+//!   ([`Kernel::flat_indices`]).
+//!
+//! Outputs are **probe-major** (n = the batch length): the SIMD kernels keep
+//! keys in lanes, so probe i of 8 (or 4) consecutive keys is one vector
+//! store. (A first version OR-ed each probe into a per-key 8-word mask in
+//! memory; the read-modify-write chains made the kernel 60% of the batch
+//! time.)
 //!
 //! Every kernel produces exactly what the scalar oracle ([`scalar`]) does,
 //! for every geometry and any batch length (including 0 and lengths that
@@ -33,7 +39,7 @@
 //!   it. Available when `is_x86_feature_detected!("avx2")`, detected once
 //!   and cached.
 //!
-//! The kernel in use ([`active`], [`kernel_name`](crate::kernel_name)) is
+//! The kernel in use ([`active`], [`kernel_name`]) is
 //! chosen on first use: the environment variable `LESSHASH_KERNEL`
 //! (`scalar`, `wide` or `avx2`) if set to an available kernel, otherwise
 //! the fastest available (AVX2, else wide). [`set_kernel`] changes it for
@@ -55,9 +61,6 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use crate::Error;
 use crate::params::{MAX_BITS, MAX_HASHES};
 use crate::scheme::Scheme;
-
-/// One in-block mask: the bits of a key in its 512-bit block, as 8 words.
-pub type BlockMask = [u64; scalar::WORDS];
 
 /// The index kernels. See the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -106,27 +109,34 @@ impl Kernel {
             .collect()
     }
 
-    /// The blocks and in-block masks of `hashes` (see the module docs).
+    /// The blocks and in-block positions of `hashes` (see the module docs).
     ///
     /// # Errors
-    /// [`Error::LengthMismatch`] naming `blocks_out` or `masks_out` if
-    /// either differs in length from `hashes`; [`Error::InvalidParameter`]
-    /// naming `kernel` if this kernel is not available on this CPU.
-    pub fn block_masks(
+    /// [`Error::LengthMismatch`] naming `blocks_out` unless it has the
+    /// length of `hashes`, or `positions_out` unless it holds `k *
+    /// hashes.len()`; [`Error::InvalidParameter`] naming `kernel` if this
+    /// kernel is not available on this CPU.
+    pub fn block_positions(
         self,
         spec: &BlockSpec,
         hashes: &[u128],
         blocks_out: &mut [u64],
-        masks_out: &mut [BlockMask],
+        positions_out: &mut [u32],
     ) -> Result<(), Error> {
         self.check_available()?;
         check_len("blocks_out", hashes.len(), blocks_out.len())?;
-        check_len("masks_out", hashes.len(), masks_out.len())?;
-        self.block_masks_unchecked(spec, hashes, blocks_out, masks_out);
+        let expected = hashes.len().checked_mul(spec.k as usize);
+        check_len(
+            "positions_out",
+            expected.unwrap_or(usize::MAX),
+            positions_out.len(),
+        )?;
+        self.block_positions_unchecked(spec, hashes, blocks_out, positions_out);
         Ok(())
     }
 
-    /// The k bit indices of each of `hashes` (see the module docs).
+    /// The k bit indices of each of `hashes`, probe-major (see the module
+    /// docs).
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] naming `out` unless it holds exactly
@@ -156,23 +166,24 @@ impl Kernel {
         }
     }
 
-    /// [`block_masks`](Self::block_masks) for callers that checked the
-    /// lengths and the kernel's availability (panics otherwise, never UB).
+    /// [`block_positions`](Self::block_positions) for callers that checked
+    /// the lengths and the kernel's availability (panics otherwise, never
+    /// UB).
     #[inline]
-    pub(crate) fn block_masks_unchecked(
+    pub(crate) fn block_positions_unchecked(
         self,
         spec: &BlockSpec,
         hashes: &[u128],
         blocks_out: &mut [u64],
-        masks_out: &mut [BlockMask],
+        positions_out: &mut [u32],
     ) {
         match self {
-            Kernel::Scalar => scalar::block_masks(spec, hashes, blocks_out, masks_out),
-            Kernel::Wide => wide::block_masks(spec, hashes, blocks_out, masks_out),
+            Kernel::Scalar => scalar::block_positions(spec, hashes, blocks_out, positions_out),
+            Kernel::Wide => wide::block_positions(spec, hashes, blocks_out, positions_out),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => avx2::block_masks(spec, hashes, blocks_out, masks_out),
+            Kernel::Avx2 => avx2::block_positions(spec, hashes, blocks_out, positions_out),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 => scalar::block_masks(spec, hashes, blocks_out, masks_out),
+            Kernel::Avx2 => scalar::block_positions(spec, hashes, blocks_out, positions_out),
         }
     }
 

@@ -3,9 +3,9 @@
 //! * Blocked layouts: 8 keys per `u32x8`. For probe i, lane j holds the
 //!   32-bit input of key j (the low or high half of its h2), times the
 //!   probe's salt, scaled into the probe's segment
-//!   ([`scalar::position`]): one multiply, two shifts, one multiply and
-//!   one add for 8 keys. The 8 positions then set one bit each in their
-//!   key's mask. Blocks are one scalar multiply-high per key (a vector
+//!   (`scalar::position`): one multiply, two shifts, one multiply and
+//!   one add for 8 keys, stored with one vector store (outputs are
+//!   probe-major). Blocks are one scalar multiply-high per key (a vector
 //!   64-bit multiply-high is four scalar ones in `wide` anyway).
 //! * Flat layouts: 4 keys per `u64x4`. The start a and stride b of each key
 //!   (two multiply-highs) are scalar; the scheme's sequence of modular
@@ -20,8 +20,9 @@
 
 use wide::{u32x8, u64x4};
 
+use super::scalar::store;
 use super::scalar::{self, SALTS};
-use super::{BlockMask, BlockSpec, FlatSpec};
+use super::{BlockSpec, FlatSpec};
 use crate::hash::split;
 use crate::scheme::{Enhancement, Scheme, start_and_stride};
 
@@ -30,17 +31,19 @@ const LANES32: usize = 8;
 /// Keys per flat-layout vector step.
 const LANES64: usize = 4;
 
-pub(crate) fn block_masks(
+pub(crate) fn block_positions(
     spec: &BlockSpec,
     hashes: &[u128],
     blocks_out: &mut [u64],
-    masks_out: &mut [BlockMask],
+    positions_out: &mut [u32],
 ) {
+    let n = hashes.len();
     let seg = scalar::segment_bits(spec.k, spec.split);
-    for ((hs, bs), ms) in hashes
+    let segv = u32x8::splat(seg);
+    for (c, (hs, bs)) in hashes
         .chunks(LANES32)
         .zip(blocks_out.chunks_mut(LANES32))
-        .zip(masks_out.chunks_mut(LANES32))
+        .enumerate()
     {
         let mut lo = [0u32; LANES32];
         let mut hi = [0u32; LANES32];
@@ -49,18 +52,16 @@ pub(crate) fn block_masks(
             bs[j] = scalar::block_index(h1, spec.blocks);
             lo[j] = h2 as u32;
             hi[j] = (h2 >> 32) as u32;
-            ms[j] = [0; 8];
         }
         let (lo, hi) = (u32x8::from(lo), u32x8::from(hi));
-        let segv = u32x8::splat(seg);
+        let len = hs.len();
         for i in 0..spec.k {
             let x = if i % 2 == 0 { lo } else { hi };
             let y = x * u32x8::splat(SALTS[i as usize]);
             let base = if spec.split { i * seg } else { 0 };
             let p = (((y >> 16u32) * segv) >> 16u32) + u32x8::splat(base);
-            for (m, &p) in ms.iter_mut().zip(p.to_array().iter()) {
-                m[(p >> 6) as usize] |= 1u64 << (p & 63);
-            }
+            let at = i as usize * n + c * LANES32;
+            store(&mut positions_out[at..at + len], &p.to_array());
         }
     }
 }
@@ -73,22 +74,22 @@ fn add_mod(x: u64x4, y: u64x4, r: u64x4, r_minus_1: u64x4) -> u64x4 {
 }
 
 pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-    let k = spec.k as usize;
+    let (k, n) = (spec.k as usize, hashes.len());
     let range = spec.range;
     let r = u64x4::splat(range);
     let r1 = u64x4::splat(range - 1);
-    for (hs, out) in hashes.chunks(LANES64).zip(out.chunks_mut(LANES64 * k)) {
+    for (c, hs) in hashes.chunks(LANES64).enumerate() {
         let mut a = [0u64; LANES64];
         let mut b = [0u64; LANES64];
         for (j, &h) in hs.iter().enumerate() {
             (a[j], b[j]) = start_and_stride(h, range);
         }
         let (mut x, b) = (u64x4::from(a), u64x4::from(b));
+        let len = hs.len();
         let mut emit = |i: usize, x: u64x4| {
-            let off = i as u64 * spec.stride;
-            for (j, v) in x.to_array().iter().enumerate().take(hs.len()) {
-                out[j * k + i] = v + off;
-            }
+            let v = x + u64x4::splat(i as u64 * spec.stride);
+            let at = i * n + c * LANES64;
+            store(&mut out[at..at + len], &v.to_array());
         };
         match spec.scheme {
             Scheme::EnhancedDoubleHashing(Enhancement::Square) => {

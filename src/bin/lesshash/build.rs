@@ -36,11 +36,11 @@ pub(crate) struct Args {
     items: Option<u64>,
 
     /// Filter layout.
-    #[arg(long, value_name = "LAYOUT", default_value = "classic", value_parser = crate::parse_layout)]
+    #[arg(long, value_name = "LAYOUT", default_value = "classic", value_parser = crate::layout_parser())]
     layout: Layout,
 
-    /// Index scheme (double, enhanced, enhanced-square, independent).
-    #[arg(long, value_name = "SCHEME", default_value = "enhanced", value_parser = crate::parse_scheme)]
+    /// Index scheme (`enhanced` is `enhanced-cube`).
+    #[arg(long, value_name = "SCHEME", default_value = "enhanced-cube", value_parser = crate::scheme_parser())]
     scheme: Scheme,
 
     /// Hash seed (decimal or 0x hex); the default is the library's.

@@ -101,28 +101,28 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 }
 
 /// `--layout`: any name of [`Layout::ALL`], so layouts added to the library
-/// appear here without edits.
-pub(crate) fn parse_layout(s: &str) -> Result<Layout, String> {
-    Layout::from_name(s).ok_or_else(|| format!("unknown layout; one of: {}", layout_names()))
+/// appear here (in `--help` and in the error for an unknown name) without
+/// edits.
+pub(crate) fn layout_parser() -> impl clap::builder::TypedValueParser<Value = Layout> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Layout::ALL.map(|l| l.name()))
+        .map(|name| Layout::from_name(&name).expect("a name from Layout::ALL"))
 }
 
-fn layout_names() -> String {
-    Layout::ALL
-        .iter()
-        .map(|l| l.name())
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// `--scheme`: any name [`Scheme::from_name`] accepts.
-pub(crate) fn parse_scheme(s: &str) -> Result<Scheme, String> {
-    Scheme::from_name(s).ok_or_else(|| {
-        let names: Vec<_> = Scheme::ALL.iter().map(|s| s.name()).collect();
-        format!(
-            "unknown scheme; one of: {} (or `enhanced` for enhanced-cube)",
-            names.join(", ")
-        )
-    })
+/// `--scheme`: any name of [`Scheme::ALL`] (plus the aliases
+/// [`Scheme::from_name`] accepts).
+pub(crate) fn scheme_parser() -> impl clap::builder::TypedValueParser<Value = Scheme> {
+    use clap::builder::{PossibleValue, TypedValueParser};
+    let values = Scheme::ALL.map(|s| {
+        let v = PossibleValue::new(s.name());
+        match s {
+            Scheme::Independent => v.alias("standard"),
+            Scheme::EnhancedDoubleHashing(lesshash::Enhancement::Cube) => v.alias("enhanced"),
+            _ => v,
+        }
+    });
+    clap::builder::PossibleValuesParser::new(values)
+        .map(|name| Scheme::from_name(&name).expect("a name from Scheme::ALL"))
 }
 
 /// `--fpr`: a rate strictly between 0 and 1.
