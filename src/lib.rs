@@ -32,7 +32,9 @@
 //!   or `i^3`. One scalar oracle per scheme ([`scheme::reference_index`])
 //!   defines the probes; every faster path is tested against it.
 //! * [`Layout`]: `Classic` (one array) and `Partitioned` (k sub-arrays, the
-//!   paper's partition scheme), each sized by its own exact formula.
+//!   paper's partition scheme), each sized by its own exact formula; and the
+//!   cache-line-blocked `Blocked` and `SplitBlock` (one 512-bit block per
+//!   key, sized by the blocked formula [`params::blocked_fpr`]).
 //! * [`params`]: the false-positive mathematics (asymptotic, Bloom's lower
 //!   bound, the exact classic rate, the partitioned rate, the space lower
 //!   bound, cardinality estimates).
@@ -60,6 +62,8 @@
 
 pub mod count_min;
 pub mod error;
+#[cfg(feature = "experiment")]
+pub mod experiment;
 pub mod format;
 pub mod hash;
 pub mod params;
@@ -68,11 +72,16 @@ pub mod scheme;
 
 #[cfg(target_has_atomic = "64")]
 mod atomic;
+pub mod batch;
 mod bits;
 mod builder;
 mod filter;
 mod geometry;
+pub mod kernel;
 mod layout;
+#[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+mod par;
+mod prefetch;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
@@ -86,6 +95,7 @@ pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
+pub use kernel::{Kernel, kernel_name, set_kernel};
 pub use layout::Layout;
 pub use scheme::{Enhancement, Scheme};
 pub use view::{FilterView, VIEW_ALIGN};

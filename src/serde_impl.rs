@@ -22,7 +22,12 @@ impl Serialize for BloomFilter {
 
 impl<'de> Deserialize<'de> for BloomFilter {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_bytes(FilterVisitor)
+        // `byte_buf`, not `bytes`: the bytes are copied into the filter
+        // anyway, and some formats serve `deserialize_bytes` only from a
+        // fixed scratch buffer (ciborium 0.2: 4 KiB, so every filter above
+        // ~32k bits failed with "invalid type: bytes, expected bytes";
+        // found by the ops_vs_hashset fuzz target).
+        deserializer.deserialize_byte_buf(FilterVisitor)
     }
 }
 

@@ -1,0 +1,78 @@
+//! Writes the fuzz targets' seed corpora (`fuzz/seeds/<target>/`):
+//!
+//! ```text
+//! cargo run --example fuzz_seeds -- fuzz/seeds
+//! ```
+//!
+//! `from_bytes` gets valid serialized filters of every layout and scheme
+//! (so mutations start past the magic, the version and the checksum), one
+//! of them followed by a second filter (the streaming reader stops after
+//! the first). The structured targets decode any bytes, so they get a few
+//! deterministic pseudo-random inputs of different lengths. Small by
+//! design: the whole corpus is a few kilobytes.
+
+use std::fs;
+use std::path::Path;
+
+use lesshash::{BloomFilter, Layout, Scheme};
+
+/// SplitMix64: deterministic bytes without a dependency.
+fn splitmix(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let root = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "fuzz/seeds".into());
+    let root = Path::new(&root);
+
+    let dir = root.join("from_bytes");
+    fs::create_dir_all(&dir)?;
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            for (m, k, n) in [(1u64, 1u32, 1u64), (700, 5, 20)] {
+                let Ok(mut f) = BloomFilter::builder()
+                    .layout(layout)
+                    .scheme(scheme)
+                    .bits(m)
+                    .hashes(k)
+                    .seed(m)
+                    .build()
+                else {
+                    continue;
+                };
+                for i in 0..n {
+                    f.insert(&i);
+                }
+                let name = format!("{}-{}-{m}.bin", layout.name(), scheme.name());
+                fs::write(dir.join(name), f.to_bytes())?;
+            }
+        }
+    }
+    let a = BloomFilter::with_fpr(10, 0.01)?;
+    let mut two = a.to_bytes();
+    two.extend(BloomFilter::with_fpr(3, 0.1)?.to_bytes());
+    fs::write(dir.join("two-filters.bin"), two)?;
+
+    let mut state = 0x6c65_7373_6861_7368;
+    for target in [
+        "ops_vs_hashset",
+        "kernel_diff",
+        "count_min",
+        "builder_params",
+    ] {
+        let dir = root.join(target);
+        fs::create_dir_all(&dir)?;
+        for (i, len) in [8usize, 32, 64, 128, 256, 512].into_iter().enumerate() {
+            let bytes: Vec<u8> = (0..len).map(|_| splitmix(&mut state) as u8).collect();
+            fs::write(dir.join(format!("random-{i}.bin")), bytes)?;
+        }
+    }
+    println!("wrote the seed corpora under {}", root.display());
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! A stream of Count-Min updates checked against exact counts: estimates
+//! never underestimate, batch and single estimates agree, the total is the
+//! stream's L1 norm, and merging two sketches equals (without conservative
+//! update: exactly) the sketch of the concatenated stream.
+
+#![no_main]
+
+use std::collections::HashMap;
+
+use arbitrary::Arbitrary;
+use lesshash::count_min::next_prime;
+use lesshash::{CountMinScheme, CountMinSketch};
+use libfuzzer_sys::fuzz_target;
+
+/// Keys from a small alphabet so that they repeat and collide.
+type Key = u8;
+
+#[derive(Arbitrary, Debug, Clone)]
+enum Op {
+    Add(Key, u64),
+    AddSmall(Key, u8),
+    AddBatch(Vec<Key>, u16),
+    AddUpdates(Vec<(Key, u8)>),
+    Estimate(Key),
+    EstimateBatch(Vec<Key>),
+    Clear,
+    /// Merge a second sketch of the same dimensions fed with these updates.
+    Merge(Vec<(Key, u16)>),
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    independent: bool,
+    conservative: bool,
+    width: u16,
+    depth: u8,
+    seed: u64,
+    ops: Vec<Op>,
+}
+
+/// Exact counts (saturating like the sketch) and the total.
+#[derive(Default, Clone)]
+struct Model {
+    counts: HashMap<Key, u64>,
+    total: u64,
+}
+
+impl Model {
+    fn add(&mut self, key: Key, count: u64) {
+        let c = self.counts.entry(key).or_default();
+        *c = c.saturating_add(count);
+        self.total = self.total.saturating_add(count);
+    }
+}
+
+fn run(input: Input) {
+    let scheme = if input.independent {
+        CountMinScheme::Independent
+    } else {
+        CountMinScheme::DoubleHashing
+    };
+    let width = u64::from(input.width % 4096).max(1);
+    let width = if input.independent {
+        width
+    } else {
+        next_prime(width).unwrap()
+    };
+    let builder = CountMinSketch::builder()
+        .scheme(scheme)
+        .width(width)
+        .depth(u32::from(input.depth % 16).max(1))
+        .seed(input.seed)
+        .conservative(input.conservative);
+    let mut sketch = match builder.clone().build() {
+        Ok(s) => s,
+        Err(e) => {
+            assert!(e.to_string().contains('`'), "error names no parameter: {e}");
+            return;
+        }
+    };
+    let mut model = Model::default();
+    // The whole stream (since the last clear), to rebuild the sketch.
+    let mut stream: Vec<(Key, u64)> = Vec::new();
+    for op in input.ops {
+        match op {
+            Op::Add(key, count) => {
+                sketch.add(&[key], count);
+                model.add(key, count);
+                stream.push((key, count));
+            }
+            Op::AddSmall(key, count) => {
+                sketch.add(&[key], u64::from(count));
+                model.add(key, u64::from(count));
+                stream.push((key, u64::from(count)));
+            }
+            Op::AddBatch(keys, count) => {
+                let keys: Vec<[u8; 1]> = keys.iter().map(|&k| [k]).collect();
+                sketch.add_batch(&keys, u64::from(count));
+                for k in keys {
+                    model.add(k[0], u64::from(count));
+                    stream.push((k[0], u64::from(count)));
+                }
+            }
+            Op::AddUpdates(updates) => {
+                let updates: Vec<([u8; 1], u64)> =
+                    updates.iter().map(|&(k, c)| ([k], u64::from(c))).collect();
+                sketch.add_updates(&updates);
+                for (k, c) in updates {
+                    model.add(k[0], c);
+                    stream.push((k[0], c));
+                }
+            }
+            Op::Estimate(key) => {
+                let truth = model.counts.get(&key).copied().unwrap_or(0);
+                assert!(sketch.estimate(&[key]) >= truth);
+            }
+            Op::EstimateBatch(keys) => {
+                let keys: Vec<[u8; 1]> = keys.iter().map(|&k| [k]).collect();
+                let mut out = vec![0; keys.len()];
+                sketch.estimate_batch(&keys, &mut out).unwrap();
+                for (key, est) in keys.iter().zip(&out) {
+                    assert_eq!(*est, sketch.estimate(key), "batch and single disagree");
+                }
+                let mut wrong = vec![0; keys.len() + 1];
+                assert!(sketch.estimate_batch(&keys, &mut wrong).is_err());
+            }
+            Op::Clear => {
+                sketch.clear();
+                model = Model::default();
+                stream.clear();
+                assert_eq!(sketch.total(), 0);
+            }
+            Op::Merge(updates) => {
+                let mut other = builder.clone().build().unwrap();
+                for &(k, c) in &updates {
+                    other.add(&[k], u64::from(c));
+                    model.add(k, u64::from(c));
+                    stream.push((k, u64::from(c)));
+                }
+                sketch.merge(&other).unwrap();
+                if !input.conservative {
+                    // Linear sketch: the merge is the sketch of the whole stream.
+                    let mut whole = builder.clone().build().unwrap();
+                    for &(k, c) in &stream {
+                        whole.add(&[k], c);
+                    }
+                    for key in 0..=Key::MAX {
+                        assert_eq!(whole.estimate(&[key]), sketch.estimate(&[key]));
+                    }
+                }
+                // Merging a sketch of other dimensions is an error.
+                let other_seed = builder.clone().seed(input.seed ^ 1).build().unwrap();
+                assert!(sketch.merge(&other_seed).is_err());
+            }
+        }
+    }
+    check(&sketch, &model);
+}
+
+/// Every key's estimate is at least its true count and at most the total.
+fn check(sketch: &CountMinSketch, model: &Model) {
+    assert_eq!(
+        sketch.total(),
+        model.total,
+        "total differs from the stream's"
+    );
+    for key in 0..=Key::MAX {
+        let truth = model.counts.get(&key).copied().unwrap_or(0);
+        let est = sketch.estimate(&[key]);
+        assert!(est >= truth, "underestimate for {key}: {est} < {truth}");
+        if model.total < u64::MAX {
+            assert!(
+                est <= model.total,
+                "estimate {est} above the total {}",
+                model.total
+            );
+        }
+    }
+}
+
+fuzz_target!(|input: Input| run(input));

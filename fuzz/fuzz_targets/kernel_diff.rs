@@ -1,0 +1,341 @@
+//! Every fast path against its scalar oracle, bit for bit: the incremental
+//! index sequence against the direct 128-bit formula, the bits a filter sets
+//! against the oracle's positions, pre-hashed against keyed inserts, the
+//! Count-Min columns against `reference_columns`, and every batch path
+//! (`insert_batch`, `contains_batch`, `insert_hash_batch`,
+//! `contains_hash_batch`, Count-Min `add_batch`/`add_updates`/
+//! `estimate_batch`) against the single-key path, over batch lengths and
+//! chunkings chosen by the input (0, 1, odd remainders).
+//!
+//! The SIMD index kernels (scalar/wide/AVX2) are not in the library yet:
+//! the batch paths are where they will plug in, so this target compares
+//! them against the single-key oracle now and will cover the kernels
+//! through the same calls; a kernel-level case (indices and masks per lane
+//! against `reference_index`) belongs in `Case` when `src/kernel/` lands.
+
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use arbitrary::Arbitrary;
+use lesshash::count_min::{next_prime, reference_columns};
+use lesshash::scheme::{for_each_index, reference_index, start_and_stride};
+use lesshash::{CountMinScheme, CountMinSketch, hash_key};
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Arbitrary, Debug)]
+enum Case {
+    /// The index sequence over any range (no allocation, so up to 2^64 - 1).
+    Indices {
+        scheme: u8,
+        hash: u128,
+        range: u64,
+        k: u8,
+    },
+    /// One key into an empty filter: exactly the oracle's bits get set.
+    FilterBits {
+        params: common::Params,
+        keys: Vec<Vec<u8>>,
+    },
+    /// Batch calls against single calls, the batch cut into chunks of
+    /// `1 + lanes % 17` keys (the remainders a lane-wise kernel handles).
+    Batch {
+        params: common::Params,
+        keys: Vec<Vec<u8>>,
+        queries: Vec<Vec<u8>>,
+        lanes: u8,
+    },
+    /// Count-Min batch calls against single calls.
+    CountMinBatch {
+        independent: bool,
+        conservative: bool,
+        width: u16,
+        depth: u8,
+        seed: u64,
+        updates: Vec<(u8, u16)>,
+        lanes: u8,
+    },
+    /// Count-Min: the columns the sketch updates are the oracle's.
+    CountMinColumns {
+        independent: bool,
+        width: u32,
+        depth: u8,
+        seed: u64,
+        key: Vec<u8>,
+    },
+}
+
+fn indices(scheme: u8, hash: u128, range: u64, k: u8) {
+    let scheme = common::scheme(scheme);
+    if !scheme.is_two_hash() {
+        return;
+    }
+    let range = range.max(1);
+    let k = u32::from(k);
+    let (a, b) = start_and_stride(hash, range);
+    assert!(a < range && (b < range || range == 1));
+    if range > 1 {
+        assert_ne!(b, 0, "zero stride");
+    }
+    if range.is_power_of_two() && range > 1 {
+        assert_eq!(b % 2, 1, "even stride for a power-of-two range");
+    }
+    let mut seen = 0;
+    let done = for_each_index(scheme, hash, range, k, |i, x| {
+        assert_eq!(i, seen);
+        assert_eq!(
+            x,
+            reference_index(scheme, a, b, i, range),
+            "index {i} differs"
+        );
+        seen += 1;
+        true
+    });
+    assert!(done);
+    assert_eq!(seen, k);
+}
+
+fn filter_bits(params: common::Params, keys: Vec<Vec<u8>>) {
+    let Some(empty) = params.build() else { return };
+    let m = empty.num_bits();
+    let mut all = empty.clone();
+    let mut expected_all = Vec::new();
+    for key in keys.iter().take(8) {
+        let positions = empty.positions(key);
+        assert_eq!(positions.len(), empty.num_hashes() as usize);
+        assert!(positions.iter().all(|&x| x < m), "position beyond m = {m}");
+        let mut expected = positions.clone();
+        expected.sort_unstable();
+        expected.dedup();
+        let mut one = empty.clone();
+        one.insert(key);
+        assert_eq!(
+            common::set_bits(&one),
+            expected,
+            "insert sets other bits than the oracle"
+        );
+        assert!(one.contains(key));
+        if empty.scheme().is_two_hash() {
+            let mut hashed = empty.clone();
+            hashed.insert_hash(hash_key(key, empty.seed())).unwrap();
+            assert!(hashed == one, "insert_hash sets other bits than insert");
+        }
+        all.insert(key);
+        expected_all.extend(expected);
+    }
+    expected_all.sort_unstable();
+    expected_all.dedup();
+    assert_eq!(common::set_bits(&all), expected_all);
+}
+
+fn batch(params: common::Params, keys: Vec<Vec<u8>>, queries: Vec<Vec<u8>>, lanes: u8) {
+    let Some(empty) = params.build() else { return };
+    let lanes = 1 + usize::from(lanes % 17);
+    let seed = empty.seed();
+    let two_hash = empty.scheme().is_two_hash();
+
+    // Inserts: one call per key is the oracle.
+    let mut single = empty.clone();
+    for key in &keys {
+        single.insert(key);
+    }
+    let mut whole = empty.clone();
+    whole.insert_batch(&keys);
+    assert!(whole == single, "insert_batch differs from single inserts");
+    assert_eq!(whole.insert_calls(), single.insert_calls());
+    let mut chunked = empty.clone();
+    for chunk in keys.chunks(lanes) {
+        chunked.insert_batch(chunk);
+    }
+    assert!(chunked == single, "chunked insert_batch differs");
+    let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+    let mut hashed = empty.clone();
+    match hashed.insert_hash_batch(&hashes) {
+        Ok(()) => {
+            assert!(two_hash);
+            assert!(hashed == single, "insert_hash_batch differs from inserts");
+            assert_eq!(hashed.insert_calls(), single.insert_calls());
+        }
+        Err(_) => {
+            assert!(!two_hash);
+            assert!(hashed == empty && hashed.insert_calls() == 0);
+        }
+    }
+
+    // Queries over members and other keys, empty and one-key batches too.
+    let filter = single;
+    let all: Vec<&Vec<u8>> = keys.iter().chain(&queries).collect();
+    let expect: Vec<bool> = all.iter().map(|k| filter.contains(*k)).collect();
+    assert!(
+        expect[..keys.len()].iter().all(|&hit| hit),
+        "false negative"
+    );
+    let mut out = vec![false; all.len()];
+    filter.contains_batch(&all, &mut out).unwrap();
+    assert_eq!(out, expect, "contains_batch differs from contains");
+    let mut out = vec![false; all.len()];
+    for (chunk, slots) in all.chunks(lanes).zip(out.chunks_mut(lanes)) {
+        filter.contains_batch(chunk, slots).unwrap();
+    }
+    assert_eq!(out, expect, "chunked contains_batch differs");
+    let all_hashes: Vec<u128> = all.iter().map(|k| hash_key(*k, seed)).collect();
+    let mut out = vec![false; all.len()];
+    match filter.contains_hash_batch(&all_hashes, &mut out) {
+        Ok(()) => {
+            assert_eq!(out, expect, "contains_hash_batch differs from contains");
+            for (h, &e) in all_hashes.iter().zip(&expect) {
+                assert_eq!(filter.contains_hash(*h).unwrap(), e);
+            }
+        }
+        Err(_) => assert!(!two_hash),
+    }
+    let empty_keys: [&[u8]; 0] = [];
+    filter.contains_batch(&empty_keys, &mut []).unwrap();
+    let mut none = empty.clone();
+    none.insert_batch(&empty_keys);
+    assert!(none == empty && none.insert_calls() == 0);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn count_min_batch(
+    independent: bool,
+    conservative: bool,
+    width: u16,
+    depth: u8,
+    seed: u64,
+    updates: Vec<(u8, u16)>,
+    lanes: u8,
+) {
+    let scheme = if independent {
+        CountMinScheme::Independent
+    } else {
+        CountMinScheme::DoubleHashing
+    };
+    let width = u64::from(width % 2048).max(1);
+    let width = if independent {
+        width
+    } else {
+        next_prime(width).unwrap()
+    };
+    let builder = CountMinSketch::builder()
+        .scheme(scheme)
+        .width(width)
+        .depth(u32::from(depth % 16).max(1))
+        .seed(seed)
+        .conservative(conservative);
+    let Ok(empty) = builder.build() else { return };
+    let lanes = 1 + usize::from(lanes % 17);
+    let updates: Vec<([u8; 1], u64)> = updates
+        .into_iter()
+        .map(|(k, c)| ([k], u64::from(c)))
+        .collect();
+
+    let mut single = empty.clone();
+    for (key, count) in &updates {
+        single.add(key, *count);
+    }
+    let mut whole = empty.clone();
+    whole.add_updates(&updates);
+    assert!(whole == single, "add_updates differs from single adds");
+    let mut chunked = empty.clone();
+    for chunk in updates.chunks(lanes) {
+        chunked.add_updates(chunk);
+    }
+    assert!(chunked == single, "chunked add_updates differs");
+
+    // add_batch with one count for all keys.
+    let count = updates.first().map_or(1, |u| u.1);
+    let keys: Vec<[u8; 1]> = updates.iter().map(|u| u.0).collect();
+    let mut single_count = empty.clone();
+    for key in &keys {
+        single_count.add(key, count);
+    }
+    let mut batch = empty.clone();
+    for chunk in keys.chunks(lanes) {
+        batch.add_batch(chunk, count);
+    }
+    assert!(batch == single_count, "add_batch differs from single adds");
+
+    let queries: Vec<[u8; 1]> = (0..=u8::MAX).map(|k| [k]).collect();
+    let expect: Vec<u64> = queries.iter().map(|k| single.estimate(k)).collect();
+    let mut out = vec![0; queries.len()];
+    for (chunk, slots) in queries.chunks(lanes).zip(out.chunks_mut(lanes)) {
+        single.estimate_batch(chunk, slots).unwrap();
+    }
+    assert_eq!(out, expect, "estimate_batch differs from estimate");
+}
+
+fn count_min_columns(independent: bool, width: u32, depth: u8, seed: u64, key: Vec<u8>) {
+    let scheme = if independent {
+        CountMinScheme::Independent
+    } else {
+        CountMinScheme::DoubleHashing
+    };
+    let width = u64::from(width % (1 << 16)).max(1);
+    let width = if independent {
+        width
+    } else {
+        next_prime(width).unwrap()
+    };
+    let depth = u32::from(depth % 32).max(1);
+    let sketch = match CountMinSketch::builder()
+        .scheme(scheme)
+        .width(width)
+        .depth(depth)
+        .seed(seed)
+        .build()
+    {
+        Ok(s) => s,
+        Err(e) => {
+            assert!(e.to_string().contains('`'), "error names no parameter: {e}");
+            return;
+        }
+    };
+    let oracle = reference_columns(scheme, &key, seed, sketch.dimensions());
+    assert_eq!(
+        sketch.columns(&key),
+        oracle,
+        "columns differ from the oracle"
+    );
+}
+
+fuzz_target!(|case: Case| match case {
+    Case::Indices {
+        scheme,
+        hash,
+        range,
+        k,
+    } => indices(scheme, hash, range, k),
+    Case::FilterBits { params, keys } => filter_bits(params, keys),
+    Case::Batch {
+        params,
+        keys,
+        queries,
+        lanes,
+    } => batch(params, keys, queries, lanes),
+    Case::CountMinBatch {
+        independent,
+        conservative,
+        width,
+        depth,
+        seed,
+        updates,
+        lanes,
+    } => count_min_batch(
+        independent,
+        conservative,
+        width,
+        depth,
+        seed,
+        updates,
+        lanes
+    ),
+    Case::CountMinColumns {
+        independent,
+        width,
+        depth,
+        seed,
+        key,
+    } => count_min_columns(independent, width, depth, seed, key),
+});

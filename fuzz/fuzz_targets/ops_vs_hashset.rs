@@ -1,0 +1,319 @@
+//! A sequence of filter operations checked against a `HashSet` model: no
+//! false negatives on any path, and every path (single, batch, pre-hashed,
+//! atomic, parallel through the atomic filter, serialized and loaded,
+//! viewed, serde) answers the same.
+//!
+//! The library has no `par_*` batch methods yet; its parallel path is
+//! `AtomicBloomFilter` shared by threads, which `ParallelInsert` drives as
+//! 2 to 4 jobs on a 4-thread pool. When `par_insert_batch` and
+//! `par_contains_batch` land, they belong in the same op.
+
+#![no_main]
+
+#[path = "common.rs"]
+mod common;
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use arbitrary::Arbitrary;
+use common::Params;
+use lesshash::{BloomFilter, FilterView, hash_key};
+use libfuzzer_sys::fuzz_target;
+
+type Key = Vec<u8>;
+
+#[derive(Arbitrary, Debug)]
+enum Op {
+    Insert(Key),
+    Contains(Key),
+    InsertBatch(Vec<Key>),
+    ContainsBatch(Vec<Key>),
+    InsertHash(Key),
+    ContainsHash(Key),
+    /// Pre-hashed batches (two-hash schemes; `Independent` refuses them).
+    InsertHashBatch(Vec<Key>),
+    ContainsHashBatch(Vec<Key>),
+    /// Inserts through an `AtomicBloomFilter` and converts back.
+    InsertAtomic(Vec<Key>),
+    /// Inserts from `2 + threads % 3` jobs on a thread pool sharing an
+    /// `AtomicBloomFilter`, each checking its keys right after inserting.
+    ParallelInsert {
+        keys: Vec<Key>,
+        threads: u8,
+    },
+    Clear,
+    /// Union with a second filter of the same parameters holding these keys.
+    Union(Vec<Key>),
+    /// Intersection with a second filter of the same parameters.
+    Intersect(Vec<Key>),
+    /// Union with a filter of other parameters: an error, nothing changes.
+    UnionIncompatible(Params),
+    /// `to_bytes` then every loader.
+    Reload,
+}
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    params: Params,
+    ops: Vec<Op>,
+}
+
+/// Four worker threads, started once. Threads spawned and joined per input
+/// (`std::thread::scope`) made LeakSanitizer report glibc's per-thread
+/// destructor list (32 bytes from `__cxa_thread_atexit_impl`) as a leak
+/// when a thread was still exiting after the join: a false positive that
+/// stopped a 10-minute run. Pool threads never exit.
+fn pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .expect("a 4-thread pool")
+    })
+}
+
+/// The filter must contain every key the model holds, on every query path.
+fn check_members(filter: &BloomFilter, model: &HashSet<Key>) {
+    let keys: Vec<&Key> = model.iter().collect();
+    let mut out = vec![false; keys.len()];
+    filter.contains_batch(&keys, &mut out).unwrap();
+    for (key, hit) in keys.iter().zip(&out) {
+        assert!(*hit, "false negative (batch) for {key:?}");
+        assert!(filter.contains(*key), "false negative for {key:?}");
+    }
+}
+
+fn same_params(filter: &BloomFilter) -> BloomFilter {
+    let mut other = filter.clone();
+    other.clear();
+    other
+}
+
+fn run(input: Input) {
+    let Some(mut filter) = input.params.build() else {
+        return;
+    };
+    let two_hash = filter.scheme().is_two_hash();
+    let seed = filter.seed();
+    let mut model: HashSet<Key> = HashSet::new();
+    for op in input.ops {
+        match op {
+            Op::Insert(key) => {
+                filter.insert(&key);
+                assert!(filter.contains(&key), "false negative right after insert");
+                model.insert(key);
+            }
+            Op::Contains(key) => {
+                let hit = filter.contains(&key);
+                assert!(hit || !model.contains(&key), "false negative for {key:?}");
+                let mut out = [false];
+                filter.contains_batch(&[&key], &mut out).unwrap();
+                assert_eq!(out[0], hit, "batch and single disagree");
+            }
+            Op::InsertBatch(keys) => {
+                let mut single = filter.clone();
+                for key in &keys {
+                    single.insert(key);
+                }
+                filter.insert_batch(&keys);
+                assert!(filter == single, "batch insert differs from single inserts");
+                assert_eq!(filter.insert_calls(), single.insert_calls());
+                model.extend(keys);
+            }
+            Op::ContainsBatch(keys) => {
+                let mut out = vec![false; keys.len()];
+                filter.contains_batch(&keys, &mut out).unwrap();
+                for (key, hit) in keys.iter().zip(&out) {
+                    assert_eq!(*hit, filter.contains(key), "batch and single disagree");
+                    assert!(*hit || !model.contains(key), "false negative for {key:?}");
+                }
+                // A wrong-length output is an error, not a panic.
+                let mut short = vec![false; keys.len() + 1];
+                assert!(filter.contains_batch(&keys, &mut short).is_err());
+            }
+            Op::InsertHash(key) => {
+                let hash = hash_key(&key, seed);
+                let mut by_key = filter.clone();
+                by_key.insert(&key);
+                match filter.insert_hash(hash) {
+                    Ok(()) => {
+                        assert!(two_hash);
+                        assert!(filter == by_key, "insert_hash differs from insert");
+                        model.insert(key);
+                    }
+                    Err(e) => assert!(!two_hash, "pre-hashed insert refused: {e}"),
+                }
+            }
+            Op::ContainsHash(key) => {
+                let hash = hash_key(&key, seed);
+                match filter.contains_hash(hash) {
+                    Ok(hit) => {
+                        assert_eq!(hit, filter.contains(&key), "contains_hash differs");
+                        let mut out = [false];
+                        filter.contains_hash_batch(&[hash], &mut out).unwrap();
+                        assert_eq!(out[0], hit);
+                    }
+                    Err(_) => assert!(!two_hash),
+                }
+            }
+            Op::InsertHashBatch(keys) => {
+                let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                let before = filter.clone();
+                let mut by_key = filter.clone();
+                by_key.insert_batch(&keys);
+                match filter.insert_hash_batch(&hashes) {
+                    Ok(()) => {
+                        assert!(two_hash);
+                        assert!(filter == by_key, "insert_hash_batch differs from inserts");
+                        assert_eq!(filter.insert_calls(), by_key.insert_calls());
+                        model.extend(keys);
+                    }
+                    Err(e) => {
+                        assert!(!two_hash, "pre-hashed batch refused: {e}");
+                        assert!(filter == before, "a refused batch changed the filter");
+                        assert_eq!(filter.insert_calls(), before.insert_calls());
+                    }
+                }
+            }
+            Op::ContainsHashBatch(keys) => {
+                let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                let mut out = vec![false; keys.len()];
+                match filter.contains_hash_batch(&hashes, &mut out) {
+                    Ok(()) => {
+                        for (key, hit) in keys.iter().zip(&out) {
+                            assert_eq!(*hit, filter.contains(key), "hash batch and single differ");
+                            assert!(*hit || !model.contains(key), "false negative for {key:?}");
+                        }
+                        let mut short = vec![false; keys.len() + 1];
+                        assert!(filter.contains_hash_batch(&hashes, &mut short).is_err());
+                    }
+                    Err(_) => assert!(!two_hash),
+                }
+            }
+            Op::ParallelInsert { keys, threads } => {
+                let mut plain = filter.clone();
+                plain.insert_batch(&keys);
+                let threads = 2 + usize::from(threads % 3);
+                let chunk = keys.len().div_ceil(threads).max(1);
+                let atomic = filter.into_atomic();
+                pool().scope(|s| {
+                    for part in keys.chunks(chunk) {
+                        let atomic = &atomic;
+                        s.spawn(move |_| {
+                            for key in part {
+                                atomic.insert(key);
+                                assert!(atomic.contains(key), "parallel false negative");
+                            }
+                        });
+                    }
+                });
+                // Every job has finished: all keys are visible.
+                for key in &keys {
+                    assert!(
+                        atomic.contains(key),
+                        "false negative after the threads joined"
+                    );
+                }
+                assert_eq!(atomic.insert_calls(), plain.insert_calls());
+                filter = atomic.into_inner();
+                assert!(
+                    filter == plain,
+                    "parallel inserts differ from plain inserts"
+                );
+                model.extend(keys);
+            }
+            Op::InsertAtomic(keys) => {
+                let mut plain = filter.clone();
+                plain.insert_batch(&keys);
+                let atomic = filter.into_atomic();
+                for key in &keys {
+                    atomic.insert(key);
+                    assert!(atomic.contains(key), "atomic false negative");
+                }
+                filter = atomic.into_inner();
+                assert!(filter == plain, "atomic inserts differ from plain inserts");
+                model.extend(keys);
+            }
+            Op::Clear => {
+                filter.clear();
+                model.clear();
+                assert_eq!(filter.count_ones(), 0);
+                assert_eq!(filter.insert_calls(), 0);
+            }
+            Op::Union(keys) => {
+                let mut other = same_params(&filter);
+                other.insert_batch(&keys);
+                let by_fn = BloomFilter::union_of(&filter, &other).unwrap();
+                filter.union(&other).unwrap();
+                assert!(filter == by_fn, "union and union_of differ");
+                let est = filter.estimated_union_len(&other);
+                assert!(est.is_ok());
+                model.extend(keys);
+                check_members(&filter, &model);
+            }
+            Op::Intersect(keys) => {
+                let mut other = same_params(&filter);
+                other.insert_batch(&keys);
+                let by_fn = BloomFilter::intersection_of(&filter, &other).unwrap();
+                filter.intersect(&other).unwrap();
+                assert!(filter == by_fn, "intersect and intersection_of differ");
+                let keys: HashSet<Key> = keys.into_iter().collect();
+                model.retain(|k| keys.contains(k));
+                check_members(&filter, &model);
+            }
+            Op::UnionIncompatible(params) => {
+                let Some(other) = params.build() else {
+                    continue;
+                };
+                let before = filter.clone();
+                let compatible = filter.check_compatible(&other).is_ok();
+                match filter.union(&other) {
+                    Ok(()) => assert!(compatible),
+                    Err(e) => {
+                        assert!(!compatible, "union refused a compatible filter: {e}");
+                        assert!(filter == before, "a failed union changed the filter");
+                    }
+                }
+                if compatible {
+                    // Same geometry: the union must hold our members.
+                    check_members(&filter, &model);
+                }
+            }
+            Op::Reload => {
+                let bytes = filter.to_bytes();
+                assert_eq!(bytes.len() as u64, filter.serialized_len());
+                let loaded = BloomFilter::from_bytes(&bytes).unwrap();
+                assert!(loaded == filter, "from_bytes changed the filter");
+                assert_eq!(loaded.insert_calls(), filter.insert_calls());
+                let streamed = BloomFilter::read_from(&bytes[..]).unwrap();
+                assert!(streamed == filter, "read_from changed the filter");
+                let mut written = Vec::new();
+                filter.write_to(&mut written).unwrap();
+                assert_eq!(written, bytes, "write_to and to_bytes differ");
+                let aligned = common::Aligned::new(&bytes);
+                let view = FilterView::new(aligned.bytes()).unwrap();
+                for key in &model {
+                    assert!(view.contains(key), "view false negative for {key:?}");
+                }
+                assert!(view.to_filter().unwrap() == filter);
+                // serde: JSON has no byte strings (a sequence of u8), CBOR has.
+                let json = serde_json::to_vec(&filter).unwrap();
+                let from_json: BloomFilter = serde_json::from_slice(&json).unwrap();
+                assert!(
+                    from_json == filter,
+                    "serde_json round trip changed the filter"
+                );
+                let mut cbor = Vec::new();
+                ciborium::into_writer(&filter, &mut cbor).unwrap();
+                let from_cbor: BloomFilter = ciborium::from_reader(&cbor[..]).unwrap();
+                assert!(from_cbor == filter, "CBOR round trip changed the filter");
+                filter = loaded;
+            }
+        }
+    }
+    check_members(&filter, &model);
+}
+
+fuzz_target!(|input: Input| run(input));
