@@ -128,6 +128,7 @@ impl AtomicBloomFilter {
 
     /// Sets the bits of `mask` in word `w` (the parallel batch path).
     #[inline(always)]
+    #[cfg(feature = "rayon")]
     pub(crate) fn fetch_or_word(&self, w: usize, mask: u64) {
         self.word(w).fetch_or(mask, Relaxed);
     }

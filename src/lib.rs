@@ -38,6 +38,11 @@
 //! * [`params`]: the false-positive mathematics (asymptotic, Bloom's lower
 //!   bound, the exact classic rate, the partitioned rate, the space lower
 //!   bound, cardinality estimates).
+//! * [`batch`]: `insert_batch` / `contains_batch` (bools or a `Vec<u64>`
+//!   bitmap) for every key type and for pre-hashed keys, pipelined with
+//!   prefetching; `par_insert_batch` / `par_contains_batch` with the
+//!   `rayon` feature. [`kernel`]: the index kernels behind them (scalar
+//!   oracle, portable `wide`, AVX2 chosen at run time; [`kernel_name`]).
 //! * [`hash`]: how keys become bytes and bytes become one 128-bit hash. Keys
 //!   hash identically on every platform, so a persisted filter stays valid.
 //!

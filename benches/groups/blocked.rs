@@ -32,6 +32,7 @@ use super::common::{Cursor, member, non_member};
 /// Keys per timed iteration.
 const BATCH: usize = 4096;
 /// Keys per iteration of the parallel benchmarks (several rayon tasks).
+#[cfg(feature = "rayon")]
 const PAR_BATCH: usize = 1 << 17;
 /// Keys in each query pool.
 const POOL: usize = 1 << 20;
