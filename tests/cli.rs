@@ -568,3 +568,46 @@ fn demo_runs_small() {
         "{out}"
     );
 }
+
+#[test]
+fn experiment_runs_small_and_names_bad_options() {
+    let dir = Dir::new();
+    let (csv, md, figs) = (dir.s("x.csv"), dir.s("x.md"), dir.s("figs"));
+    let o = lesshash(&[
+        "experiment",
+        "--c",
+        "8",
+        "--n",
+        "2000",
+        "--trials",
+        "20",
+        "--variants",
+        "paper",
+        "--csv",
+        &csv,
+        "--markdown",
+        &md,
+        "--plot",
+        &figs,
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("enhanced i^3"), "{}", stdout(&o));
+    let rows = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(rows.lines().count(), 1 + 5, "{rows}");
+    assert!(
+        std::fs::read_to_string(&md)
+            .unwrap()
+            .contains("lesshash experiment")
+    );
+    assert!(dir.path("figs/paper-figure1.svg").exists());
+    // Redrawn from the CSV: the same table.
+    let again = lesshash(&["experiment", "--from-csv", &csv, "-q"]);
+    assert_eq!(stdout(&again), stdout(&o));
+    assert_error(&lesshash(&["experiment", "--c", "0"]), &["--c"]);
+    assert_error(&lesshash(&["experiment", "--n", "0", "--c", "8"]), &["--n"]);
+    assert_error(
+        &lesshash(&["experiment", "--variants", "x"]),
+        &["--variants"],
+    );
+}

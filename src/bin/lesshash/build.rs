@@ -6,13 +6,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use lesshash::{AtomicBloomFilter, BloomFilter, Layout, Scheme};
-use rayon::prelude::*;
+use lesshash::{BloomFilter, Layout, Scheme};
 
 use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, strip_eol};
-
-/// Keys per parallel insert task.
-const PAR_TASK: usize = 8192;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -164,27 +160,21 @@ fn insert_sequential(
 }
 
 fn insert_parallel(
-    filter: BloomFilter,
+    mut filter: BloomFilter,
     reader: Box<dyn Read>,
     spec: KeySpec,
     bar: &indicatif::ProgressBar,
     pool: &rayon::ThreadPool,
 ) -> std::io::Result<Built> {
-    let shared = AtomicBloomFilter::new(filter);
     let mut chunks = Chunks::new(reader);
     let (mut n, mut skipped) = (0u64, 0u64);
     while let Some(chunk) = chunks.next_chunk()? {
         let mut keys = Vec::with_capacity(chunk.len() / 8);
         skipped += keys_of(chunk, spec, &mut keys);
-        pool.install(|| {
-            keys.par_chunks(PAR_TASK).for_each(|task| {
-                for k in task {
-                    shared.insert(k);
-                }
-            });
-        });
+        // The library's parallel path: bit-identical to insert_batch.
+        pool.install(|| filter.par_insert_batch(&keys));
         n += keys.len() as u64;
         bar.inc(chunk.len() as u64);
     }
-    Ok((shared.into_inner(), n, skipped))
+    Ok((filter, n, skipped))
 }

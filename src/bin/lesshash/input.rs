@@ -71,6 +71,11 @@ pub(crate) struct KeySpec {
 }
 
 impl KeySpec {
+    /// Whether the key is the whole line (no `--field`).
+    pub fn is_whole_line(&self) -> bool {
+        self.field.is_none()
+    }
+
     /// The key of `line` (without its line ending), `None` if the line has
     /// fewer fields than asked for.
     #[inline]

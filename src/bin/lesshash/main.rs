@@ -8,6 +8,7 @@
 //! lesshash merge  a.lhbf b.lhbf -o ab.lhbf
 //! lesshash info   users.lhbf
 //! lesshash demo
+//! lesshash experiment --quick
 //! ```
 //!
 //! Exit status: 0 on success (for `query`: every key possibly present), 1
@@ -19,6 +20,7 @@
 
 mod build;
 mod demo;
+mod experiment;
 mod filter;
 mod info;
 mod input;
@@ -64,6 +66,10 @@ enum Command {
     /// on generated keys and prints throughput and measured against
     /// predicted false-positive rates.
     Demo(demo::Args),
+    /// The paper's experiment (Kirsch and Mitzenmacher, Sec. 8): measured
+    /// false-positive rates of every scheme and layout against the
+    /// predicted ones (see docs/paper-reproduction.md).
+    Experiment(experiment::Args),
 }
 
 fn main() -> ExitCode {
@@ -76,6 +82,7 @@ fn main() -> ExitCode {
         Command::Merge(a) => merge::run(a, quiet),
         Command::Info(a) => info::run(a),
         Command::Demo(a) => demo::run(a, quiet),
+        Command::Experiment(a) => experiment::run(a, quiet),
     };
     match result {
         Ok(code) => code,
@@ -175,6 +182,21 @@ pub(crate) fn progress(quiet: bool, total: Option<u64>, what: &str) -> ProgressB
         ),
     };
     bar.set_message(what.to_string());
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
+/// A progress bar counting `total` steps, hidden as [`progress`]'s.
+pub(crate) fn progress_count(quiet: bool, total: u64, what: &str) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total).with_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} eta {eta} {msg}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(what.to_string());
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
