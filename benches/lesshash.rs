@@ -17,14 +17,13 @@ use criterion::Criterion;
 
 /// The bench groups. Each module exposes `pub fn register(c: &mut Criterion)`.
 mod groups {
+    pub mod blocked;
     pub mod common;
     pub mod count_min;
     pub mod format;
     pub mod hashes_saved;
     pub mod peers;
     pub mod throughput;
-    // Groups from other issues register here once merged:
-    // pub mod blocked;   // issue 3: blocked filter performance targets
 }
 
 fn main() {
@@ -52,7 +51,7 @@ fn main() {
     groups::peers::register(&mut c);
     groups::count_min::register(&mut c);
     groups::format::register(&mut c);
-    // groups::blocked::register(&mut c);
+    groups::blocked::register(&mut c);
 
     c.final_summary();
     run_event("end");

@@ -126,6 +126,13 @@ impl AtomicBloomFilter {
         Ok(filter)
     }
 
+    /// Sets the bits of `mask` in word `w` (the parallel batch path).
+    #[inline(always)]
+    #[cfg(feature = "rayon")]
+    pub(crate) fn fetch_or_word(&self, w: usize, mask: u64) {
+        self.word(w).fetch_or(mask, Relaxed);
+    }
+
     #[inline(always)]
     fn word(&self, w: usize) -> &AtomicU64 {
         &self.blocks[w / 8].0[w % 8]

@@ -78,8 +78,8 @@ impl Builder {
     }
 
     /// The number of bits m (explicit geometry). For the partitioned layout
-    /// m is rounded down to a multiple of k; `num_bits()` reports the bits in
-    /// use.
+    /// m is rounded down to a multiple of k, for the blocked layouts up to a
+    /// multiple of 512; `num_bits()` reports the bits in use.
     pub fn bits(mut self, m: u64) -> Self {
         self.bits = Some(m);
         self
@@ -176,6 +176,10 @@ impl Builder {
                     ));
                 }
                 Ok((part * u64::from(k), k))
+            }
+            // Whole 512-bit blocks; MAX_BITS is a multiple of 512.
+            Layout::Blocked | Layout::SplitBlock => {
+                Ok((m.next_multiple_of(crate::layout::blocked::BLOCK_BITS), k))
             }
             Layout::Classic => Ok((m, k)),
         }

@@ -159,6 +159,17 @@ pub enum Error {
         offset: usize,
     },
 
+    /// A structure inside the input is malformed: a Thrift field of the
+    /// wrong type, a required field missing, a varint too long (Parquet
+    /// Bloom filter headers).
+    #[error("malformed `{field}`: {reason}")]
+    Malformed {
+        /// The field or structure.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: String,
+    },
+
     /// Reading or writing failed.
     #[error("I/O error while {context}: {source}")]
     Io {

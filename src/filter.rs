@@ -7,7 +7,7 @@ use crate::bits::BitArray;
 use crate::builder::Builder;
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::layout::{Layout, classic, partitioned};
+use crate::layout::{Layout, blocked, classic, partitioned};
 use crate::scheme::Scheme;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
@@ -135,53 +135,6 @@ impl BloomFilter {
         Ok(self.geometry.hashed_contained_in(self.bits.words(), hash))
     }
 
-    /// Inserts every key of `keys`.
-    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
-        for key in keys {
-            self.insert(key);
-        }
-    }
-
-    /// Writes into `out[i]` whether `keys[i]` is possibly in the set.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] if `out` and `keys` differ in length.
-    pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<(), Error> {
-        check_len(keys.len(), out.len())?;
-        for (key, slot) in keys.iter().zip(out) {
-            *slot = self.contains(key);
-        }
-        Ok(())
-    }
-
-    /// Inserts every pre-hashed key of `hashes`.
-    ///
-    /// # Errors
-    /// As [`insert_hash`](Self::insert_hash).
-    pub fn insert_hash_batch(&mut self, hashes: &[u128]) -> Result<(), Error> {
-        self.check_prehashed()?;
-        for &h in hashes {
-            self.geometry.insert_hashed_into(self.bits.words_mut(), h);
-        }
-        self.insert_calls += hashes.len() as u64;
-        Ok(())
-    }
-
-    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is possibly
-    /// in the set.
-    ///
-    /// # Errors
-    /// As [`insert_hash`](Self::insert_hash) and
-    /// [`contains_batch`](Self::contains_batch).
-    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
-        self.check_prehashed()?;
-        check_len(hashes.len(), out.len())?;
-        for (&h, slot) in hashes.iter().zip(out) {
-            *slot = self.geometry.hashed_contained_in(self.bits.words(), h);
-        }
-        Ok(())
-    }
-
     /// Removes every key (keeps the geometry and seed).
     pub fn clear(&mut self) {
         self.bits.clear();
@@ -244,6 +197,9 @@ impl BloomFilter {
             Layout::Partitioned => {
                 partitioned::estimated_len(self.bits.words(), g.range, g.num_hashes)
             }
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::estimated_len(g.split(), self.bits.words(), g.range, g.num_hashes)
+            }
         }
     }
 
@@ -254,6 +210,9 @@ impl BloomFilter {
             Layout::Classic => classic::current_fpr(g.num_bits, g.num_hashes, self.count_ones()),
             Layout::Partitioned => {
                 partitioned::current_fpr(self.bits.words(), g.range, g.num_hashes)
+            }
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::current_fpr(g.split(), self.bits.words(), g.range, g.num_hashes)
             }
         }
     }
@@ -272,18 +231,6 @@ impl BloomFilter {
     /// (for tests and tools; allocates).
     pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Vec<u64> {
         key.with_bytes(|bytes| self.geometry.reference_positions(bytes))
-    }
-}
-
-fn check_len(expected: usize, got: usize) -> Result<(), Error> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            name: "out",
-            expected,
-            got,
-        })
     }
 }
 

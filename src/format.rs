@@ -775,6 +775,8 @@ mod tests {
         assert_eq!(scheme_from_id(5), None);
         assert_eq!(layout_from_id(1), Some(Layout::Classic));
         assert_eq!(layout_from_id(2), Some(Layout::Partitioned));
+        assert_eq!(layout_from_id(3), Some(Layout::Blocked));
+        assert_eq!(layout_from_id(4), Some(Layout::SplitBlock));
         assert_eq!(layout_from_id(0), None);
     }
 

@@ -10,7 +10,8 @@
 
 #![forbid(unsafe_code)]
 
-use crate::hash::{hash128, independent_hash};
+use crate::hash::{hash128, independent_hash, split};
+use crate::kernel::scalar;
 use crate::layout::Layout;
 use crate::scheme::{Scheme, for_each_index, reduce};
 
@@ -23,7 +24,8 @@ pub(crate) struct Geometry {
     pub(crate) seed: u64,
     pub(crate) num_bits: u64,
     pub(crate) num_hashes: u32,
-    /// The probes' range: m for classic, m/k for partitioned.
+    /// The probes' range: m for classic, m/k for partitioned, the number of
+    /// 512-bit blocks for the blocked layouts.
     pub(crate) range: u64,
     /// The offset between consecutive probes' ranges: 0 for classic, m/k for
     /// partitioned (probe i lands in `[i*stride, i*stride + range)`).
@@ -45,6 +47,7 @@ impl Geometry {
                 let part = num_bits / u64::from(num_hashes);
                 (part, part)
             }
+            Layout::Blocked | Layout::SplitBlock => (num_bits / 512, 0),
         };
         Self {
             layout,
@@ -61,6 +64,10 @@ impl Geometry {
     /// stopping early (returning `false`) when `f` does.
     #[inline(always)]
     pub(crate) fn for_each_probe(&self, bytes: &[u8], f: impl FnMut(usize, u64) -> bool) -> bool {
+        if self.layout.is_blocked() && !self.scheme.is_two_hash() {
+            let (block, mask) = self.independent_block_mask(bytes);
+            return block_probes(block, &mask, f);
+        }
         if self.scheme.is_two_hash() {
             self.for_each_probe_hashed(hash128(bytes, self.seed), f)
         } else {
@@ -81,11 +88,49 @@ impl Geometry {
         hash: u128,
         mut f: impl FnMut(usize, u64) -> bool,
     ) -> bool {
+        if self.layout.is_blocked() {
+            let (block, mask) = self.block_mask(hash);
+            return block_probes(block, &mask, f);
+        }
         let stride = self.stride;
         for_each_index(self.scheme, hash, self.range, self.num_hashes, |i, x| {
             let x = u64::from(i) * stride + x;
             f((x / 64) as usize, 1 << (x % 64))
         })
+    }
+
+    /// Whether the layout splits blocks into segments.
+    #[inline(always)]
+    pub(crate) fn split(&self) -> bool {
+        self.layout == Layout::SplitBlock
+    }
+
+    /// The block and in-block mask of a two-hash key (blocked layouts), by
+    /// the scalar oracle.
+    #[inline(always)]
+    pub(crate) fn block_mask(&self, hash: u128) -> (u64, [u64; 8]) {
+        let (h1, h2) = split(hash);
+        (
+            scalar::block_index(h1, self.range),
+            scalar::block_mask(h2, self.num_hashes, self.split()),
+        )
+    }
+
+    /// The block and in-block mask of a key under the `Independent` scheme
+    /// (blocked layouts): block from hash 0, probe i from the low 32 bits of
+    /// hash i.
+    fn independent_block_mask(&self, bytes: &[u8]) -> (u64, [u64; 8]) {
+        let mut mask = [0u64; 8];
+        let mut block = 0;
+        for i in 0..self.num_hashes {
+            let h = independent_hash(bytes, self.seed, i);
+            if i == 0 {
+                block = scalar::block_index(h, self.range);
+            }
+            let p = scalar::position(h as u32, i, self.num_hashes, self.split());
+            mask[(p / 64) as usize] |= 1 << (p % 64);
+        }
+        (block, mask)
     }
 
     /// Sets the key's bits in `words`.
@@ -100,7 +145,7 @@ impl Geometry {
     /// Whether all of the key's bits are set in `words`.
     #[inline]
     pub(crate) fn contained_in(&self, words: &[u64], bytes: &[u8]) -> bool {
-        self.for_each_probe(bytes, |w, mask| words[w] & mask != 0)
+        self.for_each_probe(bytes, |w, mask| words[w] & mask == mask)
     }
 
     /// Sets the bits of a pre-hashed key in `words`.
@@ -115,15 +160,43 @@ impl Geometry {
     /// Whether all bits of a pre-hashed key are set in `words`.
     #[inline]
     pub(crate) fn hashed_contained_in(&self, words: &[u64], hash: u128) -> bool {
-        self.for_each_probe_hashed(hash, |w, mask| words[w] & mask != 0)
+        self.for_each_probe_hashed(hash, |w, mask| words[w] & mask == mask)
     }
 
     /// The bit positions of a key by the scheme's oracle, in probe order.
     pub(crate) fn reference_positions(&self, bytes: &[u8]) -> Vec<u64> {
+        if self.layout.is_blocked() {
+            let k = self.num_hashes;
+            let (block, xs): (u64, Vec<u32>) = if self.scheme.is_two_hash() {
+                let (h1, h2) = split(hash128(bytes, self.seed));
+                let xs = (0..k).map(|i| scalar::lane_hash(h2, i)).collect();
+                (scalar::block_index(h1, self.range), xs)
+            } else {
+                let hs: Vec<u64> = (0..k)
+                    .map(|i| independent_hash(bytes, self.seed, i))
+                    .collect();
+                let xs = hs.iter().map(|&h| h as u32).collect();
+                (scalar::block_index(hs[0], self.range), xs)
+            };
+            return (0..k)
+                .map(|i| {
+                    block * 512 + u64::from(scalar::position(xs[i as usize], i, k, self.split()))
+                })
+                .collect();
+        }
         crate::scheme::reference_indices(self.scheme, bytes, self.seed, self.range, self.num_hashes)
             .into_iter()
             .enumerate()
             .map(|(i, x)| i as u64 * self.stride + x)
             .collect()
     }
+}
+
+/// Calls `f(word, mask)` for the nonzero words of a block's mask.
+#[inline(always)]
+fn block_probes(block: u64, mask: &[u64; 8], mut f: impl FnMut(usize, u64) -> bool) -> bool {
+    let base = (block * 8) as usize;
+    mask.iter()
+        .enumerate()
+        .all(|(w, &m)| m == 0 || f(base + w, m))
 }

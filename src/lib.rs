@@ -32,10 +32,17 @@
 //!   or `i^3`. One scalar oracle per scheme ([`scheme::reference_index`])
 //!   defines the probes; every faster path is tested against it.
 //! * [`Layout`]: `Classic` (one array) and `Partitioned` (k sub-arrays, the
-//!   paper's partition scheme), each sized by its own exact formula.
+//!   paper's partition scheme), each sized by its own exact formula; and the
+//!   cache-line-blocked `Blocked` and `SplitBlock` (one 512-bit block per
+//!   key, sized by the blocked formula [`params::blocked_fpr`]).
 //! * [`params`]: the false-positive mathematics (asymptotic, Bloom's lower
 //!   bound, the exact classic rate, the partitioned rate, the space lower
 //!   bound, cardinality estimates).
+//! * [`batch`]: `insert_batch` / `contains_batch` (bools or a `Vec<u64>`
+//!   bitmap) for every key type and for pre-hashed keys, pipelined with
+//!   prefetching; `par_insert_batch` / `par_contains_batch` with the
+//!   `rayon` feature. [`kernel`]: the index kernels behind them (scalar
+//!   oracle, portable `wide`, AVX2 chosen at run time; [`kernel_name`]).
 //! * [`hash`]: how keys become bytes and bytes become one 128-bit hash. Keys
 //!   hash identically on every platform, so a persisted filter stays valid.
 //!
@@ -44,6 +51,10 @@
 //!   [`FilterView`], a zero-copy view of a serialized filter. Set
 //!   operations (`union`, `intersect`, `estimated_union_len`) and
 //!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
+//!
+//! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
+//!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
+//!   files and to write filters into them.
 //!
 //! ## Invariants
 //!
@@ -56,18 +67,26 @@
 
 pub mod count_min;
 pub mod error;
+#[cfg(feature = "experiment")]
+pub mod experiment;
 pub mod format;
 pub mod hash;
 pub mod params;
+pub mod parquet;
 pub mod scheme;
 
 #[cfg(target_has_atomic = "64")]
 mod atomic;
+pub mod batch;
 mod bits;
 mod builder;
 mod filter;
 mod geometry;
+pub mod kernel;
 mod layout;
+#[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+mod par;
+mod prefetch;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
@@ -81,6 +100,7 @@ pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
+pub use kernel::{Kernel, kernel_name, set_kernel};
 pub use layout::Layout;
 pub use scheme::{Enhancement, Scheme};
 pub use view::{FilterView, VIEW_ALIGN};

@@ -9,6 +9,7 @@
 //! | [`bloom_fpr`] | `(1 - (1 - 1/m)^{kn})^k` | Bloom's formula; only a **lower bound** (Bose et al. 2008) |
 //! | [`classic_fpr_exact`] | see below | the exact rate of a classic filter under ideal hashing |
 //! | [`partitioned_fpr`] | `(1 - (1 - k/m)^n)^k` | exact for k disjoint sub-arrays of `m/k` bits |
+//! | [`blocked_fpr`], [`split_block_fpr`] | [`block_mixture`] of a block's rate | exact for the cache-line-blocked layouts |
 //! | [`space_lower_bound`] | `n log2(1/p)` | bits any filter with rate p needs (Carter et al.) |
 //!
 //! # The exact classic rate
@@ -44,6 +45,13 @@
 #![forbid(unsafe_code)]
 
 use std::f64::consts::LN_2;
+
+// The blocked layouts' rates (issue 3) live in their own file,
+// `src/params/blocked.rs`.
+mod blocked;
+pub use blocked::{
+    block_mixture, blocked_fpr, blocked_load_fpr, split_block_fpr, split_block_load_fpr,
+};
 
 /// The largest k any layout accepts.
 pub const MAX_HASHES: u32 = 64;

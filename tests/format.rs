@@ -161,6 +161,8 @@ fn scheme_and_layout_ids_are_the_documented_ones() {
     assert_eq!(scheme_id(Scheme::EnhancedDoubleHashing(Cube)), 4);
     assert_eq!(Layout::Classic as u8, 1);
     assert_eq!(Layout::Partitioned as u8, 2);
+    assert_eq!(Layout::Blocked as u8, 3);
+    assert_eq!(Layout::SplitBlock as u8, 4);
 }
 
 // ------------------------------------------------------------ round trips --

@@ -13,18 +13,24 @@
 //! takes about a minute per layout).
 //!
 //! Benchmark ids: `<layout>/<op>/<mode>/<size>`, with `mode` one of
-//! `single`, `batch` (and `par_batch`, `batch-<kernel>` once they exist).
+//! `single`, `batch`, `par_batch` (feature `rayon`: hit and insert only)
+//! and `batch-<kernel>` (every kernel available on this CPU, forced with
+//! `set_kernel`; hit only, the figure the report's SIMD table reads).
 
 use std::cell::RefCell;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::{BloomFilter, Layout};
+use lesshash::{BloomFilter, Kernel, Layout, set_kernel};
 
 use super::common::{Cursor, append_side, large, member, mix, non_member, size_name};
 
 /// Keys per timed iteration.
 const CHUNK: usize = 1024;
+/// Keys per timed iteration of the parallel modes: enough for rayon to
+/// split across threads (its tasks are thousands of keys).
+#[cfg(feature = "rayon")]
+const PAR_CHUNK: usize = 1 << 16;
 /// Keys in each query pool (2 MiB of u64): large enough that queries into a
 /// DRAM-sized filter do not revisit cached lines.
 const POOL: usize = 1 << 18;
@@ -45,6 +51,8 @@ struct State {
     misses: Vec<u64>,
     mixed: Vec<u64>,
     out: Vec<bool>,
+    #[cfg(feature = "rayon")]
+    par_out: Vec<bool>,
 }
 
 fn build(layout: Layout, bytes: u64) -> State {
@@ -91,6 +99,8 @@ fn build(layout: Layout, bytes: u64) -> State {
         misses,
         mixed,
         out: vec![false; CHUNK],
+        #[cfg(feature = "rayon")]
+        par_out: vec![false; PAR_CHUNK],
     }
 }
 
@@ -113,31 +123,65 @@ impl Op {
     }
 }
 
-/// Ways to call the filter. Batch kernels and the parallel batch path are
-/// added here when the crate has them.
+/// Ways to call the filter.
 #[derive(Clone, Copy)]
 enum Mode {
     Single,
+    /// `insert_batch` / `contains_batch` with the default kernel.
     Batch,
-    // TODO(issue 3): `ParBatch` (`par_insert_batch` / `par_contains_batch`,
-    // feature `rayon`) and one `Batch` variant per forced kernel (scalar /
-    // wide / AVX2, e.g. through `LESSHASH_KERNEL` or the kernel API), named
-    // `par_batch` and `batch-<kernel>` so the report picks them up.
+    /// `par_insert_batch` / `par_contains_batch` on rayon's global pool.
+    #[cfg(feature = "rayon")]
+    ParBatch,
+    /// The batch path with one kernel forced for the benchmark's duration.
+    BatchKernel(Kernel),
 }
 
 impl Mode {
-    fn name(self) -> &'static str {
+    fn name(self) -> String {
         match self {
-            Mode::Single => "single",
-            Mode::Batch => "batch",
+            Mode::Single => "single".into(),
+            Mode::Batch => "batch".into(),
+            #[cfg(feature = "rayon")]
+            Mode::ParBatch => "par_batch".into(),
+            Mode::BatchKernel(k) => format!("batch-{}", k.name()),
         }
+    }
+
+    /// The modes timed for `op`: forced kernels only for hits (the SIMD
+    /// table's figure) and the parallel path for hits and inserts, which
+    /// keeps the group's run time bounded.
+    fn for_op(op: Op) -> Vec<Mode> {
+        let mut modes = vec![Mode::Single, Mode::Batch];
+        #[cfg(feature = "rayon")]
+        if matches!(op, Op::Hit | Op::Insert) {
+            modes.push(Mode::ParBatch);
+        }
+        if matches!(op, Op::Hit) {
+            modes.extend(Kernel::available().into_iter().map(Mode::BatchKernel));
+        }
+        modes
+    }
+}
+
+/// Restores the default kernel when dropped (also if a benchmark panics).
+struct KernelGuard;
+
+impl KernelGuard {
+    fn force(kernel: Kernel) -> Self {
+        set_kernel(kernel).expect("Kernel::available() lists usable kernels");
+        KernelGuard
+    }
+}
+
+impl Drop for KernelGuard {
+    fn drop(&mut self) {
+        let _ = set_kernel(lesshash::kernel::best_available());
     }
 }
 
 /// Registers the throughput group.
 pub fn register(c: &mut Criterion) {
     let mut g = c.benchmark_group("throughput");
-    g.throughput(Throughput::Elements(CHUNK as u64));
     for bytes in sizes() {
         for layout in Layout::ALL {
             // Built on first use, so a filtered run (`cargo bench -- peers`)
@@ -146,8 +190,14 @@ pub fn register(c: &mut Criterion) {
             let state: RefCell<Option<State>> = RefCell::new(None);
             // Inserts come last: they add keys to the filled filter.
             for op in [Op::Hit, Op::Miss, Op::Mixed, Op::Insert] {
-                for mode in [Mode::Single, Mode::Batch] {
+                for mode in Mode::for_op(op) {
                     let mut cursor = Cursor::new();
+                    let keys = match mode {
+                        #[cfg(feature = "rayon")]
+                        Mode::ParBatch => PAR_CHUNK,
+                        _ => CHUNK,
+                    };
+                    g.throughput(Throughput::Elements(keys as u64));
                     let id = BenchmarkId::new(
                         format!("{}/{}/{}", layout.name(), op.name(), mode.name()),
                         size_name(bytes),
@@ -161,11 +211,17 @@ pub fn register(c: &mut Criterion) {
                             misses,
                             mixed,
                             out,
+                            #[cfg(feature = "rayon")]
+                            par_out,
                         } = st;
                         let pool: &[u64] = match op {
                             Op::Hit => hits,
                             Op::Miss | Op::Insert => misses,
                             Op::Mixed => mixed,
+                        };
+                        let _kernel = match mode {
+                            Mode::BatchKernel(k) => Some(KernelGuard::force(k)),
+                            _ => None,
                         };
                         match (op, mode) {
                             (Op::Insert, Mode::Single) => b.iter(|| {
@@ -173,7 +229,11 @@ pub fn register(c: &mut Criterion) {
                                     filter.insert(black_box(key));
                                 }
                             }),
-                            (Op::Insert, Mode::Batch) => {
+                            #[cfg(feature = "rayon")]
+                            (Op::Insert, Mode::ParBatch) => b.iter(|| {
+                                filter.par_insert_batch(black_box(cursor.next(pool, PAR_CHUNK)))
+                            }),
+                            (Op::Insert, _) => {
                                 b.iter(|| filter.insert_batch(black_box(cursor.next(pool, CHUNK))))
                             }
                             (_, Mode::Single) => b.iter(|| {
@@ -183,7 +243,17 @@ pub fn register(c: &mut Criterion) {
                                 }
                                 black_box(found)
                             }),
-                            (_, Mode::Batch) => b.iter(|| {
+                            #[cfg(feature = "rayon")]
+                            (_, Mode::ParBatch) => b.iter(|| {
+                                filter
+                                    .par_contains_batch(
+                                        black_box(cursor.next(pool, PAR_CHUNK)),
+                                        par_out,
+                                    )
+                                    .expect("lengths match");
+                                black_box(&par_out);
+                            }),
+                            (_, _) => b.iter(|| {
                                 filter
                                     .contains_batch(black_box(cursor.next(pool, CHUNK)), out)
                                     .expect("lengths match");

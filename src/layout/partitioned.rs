@@ -48,7 +48,7 @@ pub(crate) fn estimated_len(words: &[u64], part: u64, k: u32) -> f64 {
 }
 
 /// Set bits in the bit range `[start, end)`.
-fn count_ones_range(words: &[u64], start: u64, end: u64) -> u64 {
+pub(crate) fn count_ones_range(words: &[u64], start: u64, end: u64) -> u64 {
     if start >= end {
         return 0;
     }

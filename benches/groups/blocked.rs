@@ -1,0 +1,270 @@
+//! Issue 3's performance targets: the blocked filter's batch paths.
+//!
+//! Single thread, u64 keys, XXH3-128 hashing included, filters built for
+//! 1% FPR and filled with n keys before timing. Ids:
+//! `blocked/<layout>-<op>/<n>/<variant>`, op one of `contains_hit`,
+//! `contains_miss`, `insert`; every iteration handles `BATCH` keys from a
+//! pool of 2^20 (so a 120 MiB filter is not served from cache).
+//!
+//! * `n=1e6` (1.2 MiB) and `n=1e8` (118 MiB): `auto` (default kernel and
+//!   prefetch mode), `prefetch-on`, `prefetch-off`;
+//! * kernels at n = 1e6: `kernel-scalar`, `kernel-wide`, `kernel-avx2`
+//!   (blocked and classic layouts, so "SIMD saved" shows on both);
+//! * `par` at n = 1e7: `par_contains_batch` on rayon pools of 1 and 2
+//!   threads, `PAR_BATCH` keys per iteration;
+//! * peers at n = 1e6 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
+//!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom (1e6 only),
+//!   one call per key as their APIs offer.
+//!
+//! The kernel and prefetch mode are process-wide switches; every benchmark
+//! sets the ones it needs and the group restores the defaults.
+
+use std::hint::black_box;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
+use lesshash::batch::{self, Prefetch};
+use lesshash::{BloomFilter, Kernel, Layout, kernel, set_kernel};
+use xxhash_rust::xxh3::xxh3_64;
+
+use super::common::{Cursor, member, non_member};
+
+/// Keys per timed iteration.
+const BATCH: usize = 4096;
+/// Keys per iteration of the parallel benchmarks (several rayon tasks).
+#[cfg(feature = "rayon")]
+const PAR_BATCH: usize = 1 << 17;
+/// Keys in each query pool.
+const POOL: usize = 1 << 20;
+
+struct Setup {
+    filter: BloomFilter,
+    hits: Vec<u64>,
+    misses: Vec<u64>,
+}
+
+fn setup(layout: Layout, n: u64) -> Setup {
+    let mut filter = BloomFilter::builder()
+        .layout(layout)
+        .expected_items(n)
+        .fpr(0.01)
+        .build()
+        .expect("valid bench geometry");
+    let keys: Vec<u64> = (0..n).map(member).collect();
+    filter.insert_batch(&keys);
+    let hits = (0..POOL as u64).map(|j| member(j * 7919 % n)).collect();
+    let misses = (0..POOL as u64).map(non_member).collect();
+    Setup {
+        filter,
+        hits,
+        misses,
+    }
+}
+
+fn bench_ops(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    s: &mut Setup,
+    layout: Layout,
+    n: &str,
+    variant: &str,
+    configure: &dyn Fn(),
+) {
+    let name = layout.name();
+    for op in ["contains_hit", "contains_miss"] {
+        let pool = if op == "contains_hit" {
+            &s.hits
+        } else {
+            &s.misses
+        };
+        let filter = &s.filter;
+        let mut cursor = Cursor::new();
+        let mut out = vec![false; BATCH];
+        g.bench_function(BenchmarkId::new(format!("{name}-{op}/{n}"), variant), |b| {
+            configure();
+            b.iter(|| {
+                filter
+                    .contains_batch(black_box(cursor.next(pool, BATCH)), &mut out)
+                    .expect("lengths match");
+                black_box(&out);
+            })
+        });
+    }
+    let mut cursor = Cursor::new();
+    let (filter, misses) = (&mut s.filter, &s.misses);
+    g.bench_function(
+        BenchmarkId::new(format!("{name}-insert/{n}"), variant),
+        |b| {
+            configure();
+            b.iter(|| filter.insert_batch(black_box(cursor.next(misses, BATCH))))
+        },
+    );
+}
+
+fn restore(default_kernel: Kernel) {
+    set_kernel(default_kernel).expect("was available");
+    batch::set_prefetch(Prefetch::Auto);
+}
+
+/// Registers the blocked group.
+pub fn register(c: &mut Criterion) {
+    let default_kernel = kernel::active();
+    eprintln!("blocked: default kernel {}", default_kernel.name());
+    let mut g = c.benchmark_group("blocked");
+    g.throughput(Throughput::Elements(BATCH as u64));
+
+    // n = 1e6: default, prefetch on/off, every kernel; classic's kernels.
+    let mut s = setup(Layout::Blocked, 1_000_000);
+    let auto = || restore(default_kernel);
+    bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e6", "auto", &auto);
+    for (variant, mode) in [
+        ("prefetch-on", Prefetch::Always),
+        ("prefetch-off", Prefetch::Never),
+    ] {
+        bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e6", variant, &|| {
+            restore(default_kernel);
+            batch::set_prefetch(mode);
+        });
+    }
+    for kern in Kernel::available() {
+        bench_ops(
+            &mut g,
+            &mut s,
+            Layout::Blocked,
+            "n=1e6",
+            &format!("kernel-{}", kern.name()),
+            &|| {
+                restore(default_kernel);
+                set_kernel(kern).expect("available");
+            },
+        );
+    }
+    let mut split = setup(Layout::SplitBlock, 1_000_000);
+    bench_ops(
+        &mut g,
+        &mut split,
+        Layout::SplitBlock,
+        "n=1e6",
+        "auto",
+        &auto,
+    );
+    drop(split);
+    let mut classic = setup(Layout::Classic, 1_000_000);
+    for kern in Kernel::available() {
+        bench_ops(
+            &mut g,
+            &mut classic,
+            Layout::Classic,
+            "n=1e6",
+            &format!("kernel-{}", kern.name()),
+            &|| {
+                restore(default_kernel);
+                set_kernel(kern).expect("available");
+            },
+        );
+    }
+    drop(classic);
+    peers(&mut g, &s, 1_000_000, "n=1e6", true);
+    drop(s);
+    restore(default_kernel);
+
+    // n = 1e7: parallel contains on 1 and 2 threads.
+    #[cfg(feature = "rayon")]
+    par(&mut g, default_kernel);
+
+    // n = 1e8 (118 MiB, DRAM-resident): default, prefetch on/off.
+    let mut s = setup(Layout::Blocked, 100_000_000);
+    bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", "auto", &auto);
+    for (variant, mode) in [
+        ("prefetch-on", Prefetch::Always),
+        ("prefetch-off", Prefetch::Never),
+    ] {
+        bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", variant, &|| {
+            restore(default_kernel);
+            batch::set_prefetch(mode);
+        });
+    }
+    peers(&mut g, &s, 100_000_000, "n=1e8", false);
+    drop(s);
+    restore(default_kernel);
+    g.finish();
+}
+
+#[cfg(feature = "rayon")]
+fn par(g: &mut BenchmarkGroup<'_, WallTime>, default_kernel: Kernel) {
+    restore(default_kernel);
+    let s = setup(Layout::Blocked, 10_000_000);
+    let pool: Vec<u64> = (0..POOL as u64)
+        .map(|j| if j % 2 == 0 { member(j) } else { non_member(j) })
+        .collect();
+    g.throughput(Throughput::Elements(PAR_BATCH as u64));
+    for threads in [1usize, 2] {
+        let rayon_pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("thread pool");
+        let mut cursor = Cursor::new();
+        let mut out = vec![false; PAR_BATCH];
+        g.bench_function(
+            BenchmarkId::new("blocked-par_contains/n=1e7", format!("threads={threads}")),
+            |b| {
+                b.iter(|| {
+                    rayon_pool.install(|| {
+                        s.filter
+                            .par_contains_batch(black_box(cursor.next(&pool, PAR_BATCH)), &mut out)
+                            .expect("lengths match")
+                    });
+                    black_box(&out);
+                })
+            },
+        );
+    }
+    g.throughput(Throughput::Elements(BATCH as u64));
+}
+
+/// Peers on the same keys: sbbf-rs-safe sized by Parquet's rule (10
+/// bits/key for 1%), and fastbloom (its own sizing) at 1e6 only.
+fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fastbloom: bool) {
+    let bits_per_key = (-8.0 / (1.0 - 0.01f64.powf(1.0 / 8.0)).ln()).ceil() as usize;
+    let mut sbbf = sbbf_rs_safe::Filter::new(bits_per_key, n as usize);
+    for i in 0..n {
+        sbbf.insert_hash(xxh3_64(&member(i).to_le_bytes()));
+    }
+    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("sbbf-rs-safe-{op}/{size}"), "peer"),
+            |b| {
+                b.iter(|| {
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(
+                            sbbf.contains_hash(xxh3_64(&black_box(*key).to_le_bytes())),
+                        );
+                    }
+                    black_box(found)
+                })
+            },
+        );
+    }
+    if fastbloom {
+        let mut fb = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize);
+        for i in 0..n {
+            fb.insert(&member(i));
+        }
+        for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
+            let mut cursor = Cursor::new();
+            g.bench_function(
+                BenchmarkId::new(format!("fastbloom-{op}/{size}"), "peer"),
+                |b| {
+                    b.iter(|| {
+                        let mut found = 0usize;
+                        for key in cursor.next(pool, BATCH) {
+                            found += usize::from(fb.contains(black_box(key)));
+                        }
+                        black_box(found)
+                    })
+                },
+            );
+        }
+    }
+}

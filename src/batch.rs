@@ -1,0 +1,489 @@
+//! Batch inserts and queries: hash a chunk of keys, compute their probes
+//! with the index kernel ([`crate::kernel`]), prefetch, then probe.
+//!
+//! # The pipeline
+//!
+//! Keys go through in chunks of [`CHUNK`] = 32. For each chunk the batch
+//! path (1) hashes the keys (one XXH3-128 each), (2) runs the active kernel
+//! over the 32 hashes: blocks and in-block masks for the blocked layouts,
+//! k bit indices per key for the flat ones, and (3) tests or sets the bits.
+//!
+//! With prefetching on, steps (1)-(2) of chunk c + 1 run before step (3) of
+//! chunk c, and every cache line that chunk c + 1 will touch is prefetched
+//! as soon as its address is known: the **prefetch window** is one chunk,
+//! so each line is requested 32 to 63 keys before it is probed (about
+//! 0.3-1 µs of work at DRAM speed, the latency of a random DRAM access on
+//! the development machine). That is 32 lines in flight for the blocked
+//! layouts (one per key) and `32 k` for the flat ones. A wider window only
+//! adds lines that the CPU's ~20 line-fill buffers cannot hold anyway.
+//!
+//! [`Prefetch::Auto`] (the default) prefetches when the filter is larger
+//! than [`PREFETCH_MIN_BYTES`] (it no longer fits in a core's L2 cache);
+//! [`set_prefetch`] forces it on or off (benchmarks, the no-prefetch
+//! figure). Results never depend on it.
+//!
+//! The `Independent` scheme hashes a key k times and has no kernel: its
+//! batch paths are the per-key scalar path.
+
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use crate::Error;
+use crate::filter::BloomFilter;
+use crate::geometry::Geometry;
+use crate::hash::{Key, hash128};
+use crate::kernel::{self, BlockSpec, FlatSpec, Kernel};
+use crate::prefetch::prefetch;
+
+/// Keys per pipeline step (a multiple of every kernel's lane count).
+pub const CHUNK: usize = 32;
+
+/// Filters above this size (bytes) are prefetched under
+/// [`Prefetch::Auto`]: 1 MiB, above a core's L2 cache (512 KiB on the
+/// development machine).
+pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
+
+/// Whether the batch paths prefetch the cache lines of the next chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Prefetch {
+    /// Prefetch when the filter is larger than [`PREFETCH_MIN_BYTES`].
+    #[default]
+    Auto,
+    /// Always prefetch.
+    Always,
+    /// Never prefetch (the baseline of the no-prefetch benchmark figure).
+    Never,
+}
+
+static PREFETCH: AtomicU8 = AtomicU8::new(0);
+
+/// Sets the prefetch mode of every batch path of the process.
+pub fn set_prefetch(mode: Prefetch) {
+    let v = match mode {
+        Prefetch::Auto => 0,
+        Prefetch::Always => 1,
+        Prefetch::Never => 2,
+    };
+    PREFETCH.store(v, Relaxed);
+}
+
+/// The prefetch mode in use.
+pub fn prefetch_mode() -> Prefetch {
+    match PREFETCH.load(Relaxed) {
+        1 => Prefetch::Always,
+        2 => Prefetch::Never,
+        _ => Prefetch::Auto,
+    }
+}
+
+fn should_prefetch(bytes: usize) -> bool {
+    match prefetch_mode() {
+        Prefetch::Auto => bytes > PREFETCH_MIN_BYTES,
+        Prefetch::Always => true,
+        Prefetch::Never => false,
+    }
+}
+
+/// What the kernel computes for a geometry; `None` for `Independent`.
+#[derive(Clone, Copy)]
+pub(crate) enum Plan {
+    Blocked(BlockSpec),
+    Flat(FlatSpec),
+}
+
+impl Plan {
+    pub(crate) fn of(g: &Geometry) -> Option<Plan> {
+        if !g.scheme.is_two_hash() {
+            return None;
+        }
+        Some(if g.layout.is_blocked() {
+            Plan::Blocked(BlockSpec {
+                blocks: g.range,
+                k: g.num_hashes,
+                split: g.split(),
+            })
+        } else {
+            Plan::Flat(FlatSpec {
+                scheme: g.scheme,
+                range: g.range,
+                stride: g.stride,
+                k: g.num_hashes,
+            })
+        })
+    }
+
+    fn k(&self) -> usize {
+        match self {
+            Plan::Blocked(s) => s.k as usize,
+            Plan::Flat(s) => s.k as usize,
+        }
+    }
+}
+
+/// One chunk's hashes and probes (probe-major, as the kernels write them:
+/// probe i of key j at `i * len + j`).
+pub(crate) struct Stage {
+    len: usize,
+    hashes: [u128; CHUNK],
+    blocks: [u64; CHUNK],
+    /// In-block positions (blocked layouts).
+    positions: Vec<u32>,
+    /// Bit indices (flat layouts).
+    indices: Vec<u64>,
+}
+
+impl Stage {
+    pub(crate) fn new(plan: &Plan) -> Box<Self> {
+        let probes = CHUNK * plan.k();
+        let (positions, indices) = match plan {
+            Plan::Blocked(_) => (vec![0; probes], Vec::new()),
+            Plan::Flat(_) => (Vec::new(), vec![0; probes]),
+        };
+        Box::new(Self {
+            len: 0,
+            hashes: [0; CHUNK],
+            blocks: [0; CHUNK],
+            positions,
+            indices,
+        })
+    }
+
+    /// Fills the hashes (`fill` writes `len` of them) and runs the kernel.
+    #[inline]
+    pub(crate) fn prepare(
+        &mut self,
+        plan: &Plan,
+        kernel: Kernel,
+        len: usize,
+        fill: impl FnOnce(&mut [u128]),
+    ) {
+        self.len = len;
+        fill(&mut self.hashes[..len]);
+        let hs = &self.hashes[..len];
+        match plan {
+            Plan::Blocked(spec) => kernel.block_positions_unchecked(
+                spec,
+                hs,
+                &mut self.blocks[..len],
+                &mut self.positions[..len * spec.k as usize],
+            ),
+            Plan::Flat(spec) => {
+                kernel.flat_indices_unchecked(spec, hs, &mut self.indices[..len * spec.k as usize])
+            }
+        }
+    }
+
+    /// Prefetches every line the chunk will touch.
+    #[inline]
+    pub(crate) fn prefetch(&self, plan: &Plan, words: &[u64]) {
+        match plan {
+            Plan::Blocked(_) => {
+                for &b in &self.blocks[..self.len] {
+                    prefetch(words, b as usize * 8);
+                }
+            }
+            Plan::Flat(spec) => {
+                for &x in &self.indices[..self.len * spec.k as usize] {
+                    prefetch(words, (x / 64) as usize);
+                }
+            }
+        }
+    }
+
+    /// Whether key j of the chunk is possibly in `words`.
+    #[inline(always)]
+    pub(crate) fn contains(&self, plan: &Plan, words: &[u64], j: usize) -> bool {
+        let n = self.len;
+        match plan {
+            Plan::Blocked(spec) => {
+                let base = self.blocks[j] as usize * 8;
+                let block: &[u64; 8] = words[base..base + 8]
+                    .try_into()
+                    .expect("a block is 8 words");
+                // Branch-free: every probe's bit ANDed together.
+                let mut all = 1;
+                for i in 0..spec.k as usize {
+                    let p = self.positions[i * n + j];
+                    all &= block[(p >> 6) as usize & 7] >> (p & 63);
+                }
+                all & 1 == 1
+            }
+            Plan::Flat(spec) => (0..spec.k as usize).all(|i| {
+                let x = self.indices[i * n + j];
+                words[(x / 64) as usize] >> (x % 64) & 1 == 1
+            }),
+        }
+    }
+
+    /// Sets the bits of every key of the chunk in `words`.
+    #[inline]
+    pub(crate) fn insert(&self, plan: &Plan, words: &mut [u64]) {
+        self.for_each_word(plan, |w, bit| words[w] |= bit);
+    }
+
+    /// Calls `f(word, bit)` for every probe of the chunk, key by key: for
+    /// any storage (plain words here, atomic words in `par`).
+    #[inline(always)]
+    pub(crate) fn for_each_word(&self, plan: &Plan, mut f: impl FnMut(usize, u64)) {
+        let n = self.len;
+        match plan {
+            Plan::Blocked(spec) => {
+                for (j, &b) in self.blocks[..n].iter().enumerate() {
+                    let base = b as usize * 8;
+                    for i in 0..spec.k as usize {
+                        let p = self.positions[i * n + j];
+                        f(base + (p >> 6) as usize, 1 << (p & 63));
+                    }
+                }
+            }
+            Plan::Flat(spec) => {
+                for &x in &self.indices[..n * spec.k as usize] {
+                    f((x / 64) as usize, 1 << (x % 64));
+                }
+            }
+        }
+    }
+}
+
+/// Runs the contains pipeline over `n` keys whose hashes `fill(start, out)`
+/// writes, calling `hit(i, bool)` for key i in order.
+pub(crate) fn contains_pipeline(
+    plan: &Plan,
+    words: &[u64],
+    n: usize,
+    mut fill: impl FnMut(usize, &mut [u128]),
+    mut hit: impl FnMut(usize, bool),
+) {
+    if n == 0 {
+        return;
+    }
+    let kernel = kernel::active();
+    let pf = should_prefetch(std::mem::size_of_val(words));
+    let (mut cur, mut next) = (Stage::new(plan), Stage::new(plan));
+    let chunks = n.div_ceil(CHUNK);
+    let len = |c: usize| CHUNK.min(n - c * CHUNK);
+    cur.prepare(plan, kernel, len(0), |hs| fill(0, hs));
+    if pf {
+        cur.prefetch(plan, words);
+    }
+    for c in 0..chunks {
+        if pf && c + 1 < chunks {
+            next.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
+            next.prefetch(plan, words);
+        }
+        for j in 0..cur.len {
+            hit(c * CHUNK + j, cur.contains(plan, words, j));
+        }
+        if c + 1 < chunks {
+            if pf {
+                std::mem::swap(&mut cur, &mut next);
+            } else {
+                cur.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
+            }
+        }
+    }
+}
+
+/// Runs the insert pipeline over `n` keys whose hashes `fill` writes.
+pub(crate) fn insert_pipeline(
+    plan: &Plan,
+    words: &mut [u64],
+    n: usize,
+    mut fill: impl FnMut(usize, &mut [u128]),
+) {
+    if n == 0 {
+        return;
+    }
+    let kernel = kernel::active();
+    let pf = should_prefetch(std::mem::size_of_val(words));
+    let (mut cur, mut next) = (Stage::new(plan), Stage::new(plan));
+    let chunks = n.div_ceil(CHUNK);
+    let len = |c: usize| CHUNK.min(n - c * CHUNK);
+    cur.prepare(plan, kernel, len(0), |hs| fill(0, hs));
+    if pf {
+        cur.prefetch(plan, words);
+    }
+    for c in 0..chunks {
+        if pf && c + 1 < chunks {
+            next.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
+            next.prefetch(plan, words);
+        }
+        cur.insert(plan, words);
+        if c + 1 < chunks {
+            if pf {
+                std::mem::swap(&mut cur, &mut next);
+            } else {
+                cur.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
+            }
+        }
+    }
+}
+
+/// A `fill` closure hashing `keys` with `seed`.
+pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
+    move |start, out| {
+        for (h, key) in out.iter_mut().zip(&keys[start..]) {
+            *h = key.with_bytes(|b| hash128(b, seed));
+        }
+    }
+}
+
+/// A `fill` closure copying pre-hashed keys.
+pub(crate) fn copy_hashes(hashes: &[u128]) -> impl FnMut(usize, &mut [u128]) + '_ {
+    move |start, out| {
+        let len = out.len();
+        out.copy_from_slice(&hashes[start..start + len]);
+    }
+}
+
+/// `ceil(n / 64)`: the words of a bitmap of n answers.
+pub fn bitmap_words(n: usize) -> usize {
+    n.div_ceil(64)
+}
+
+fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            name,
+            expected,
+            got,
+        })
+    }
+}
+
+/// Batch inserts and queries; see the [module docs](crate::batch) for the
+/// pipeline and the prefetch window.
+impl BloomFilter {
+    /// Inserts every key of `keys` (the batch pipeline).
+    pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
+        let g = *self.geometry();
+        match Plan::of(&g) {
+            Some(plan) => {
+                insert_pipeline(&plan, self.words_mut(), keys.len(), hash_keys(keys, g.seed))
+            }
+            None => {
+                let words = self.words_mut();
+                for key in keys {
+                    key.with_bytes(|bytes| g.insert_into(words, bytes));
+                }
+            }
+        }
+        self.set_insert_calls(self.insert_calls() + keys.len() as u64);
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` is possibly in the set.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` if `out` and `keys` differ in
+    /// length.
+    pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<(), Error> {
+        check_len("out", keys.len(), out.len())?;
+        self.contains_keys_with(keys, |i, hit| out[i] = hit);
+        Ok(())
+    }
+
+    /// The answers for `keys` as a bitmap: bit `i % 64` of word `i / 64` is
+    /// set when `keys[i]` is possibly in the set (a selection mask for
+    /// columnar pipelines); `ceil(len / 64)` words, the unused high bits of
+    /// the last word zero.
+    pub fn contains_batch_bitmap<K: Key>(&self, keys: &[K]) -> Vec<u64> {
+        let mut out = vec![0; bitmap_words(keys.len())];
+        self.contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
+        out
+    }
+
+    /// [`contains_batch_bitmap`](Self::contains_batch_bitmap) into `out`
+    /// (overwritten), which must hold [`bitmap_words`]`(keys.len())` words.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out`.
+    pub fn contains_batch_into_bitmap<K: Key>(
+        &self,
+        keys: &[K],
+        out: &mut [u64],
+    ) -> Result<(), Error> {
+        check_len("out", bitmap_words(keys.len()), out.len())?;
+        out.fill(0);
+        self.contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
+        Ok(())
+    }
+
+    fn contains_keys_with<K: Key>(&self, keys: &[K], mut hit: impl FnMut(usize, bool)) {
+        let g = self.geometry();
+        match Plan::of(g) {
+            Some(plan) => contains_pipeline(
+                &plan,
+                self.words(),
+                keys.len(),
+                hash_keys(keys, g.seed),
+                hit,
+            ),
+            None => {
+                for (i, key) in keys.iter().enumerate() {
+                    hit(
+                        i,
+                        key.with_bytes(|bytes| g.contained_in(self.words(), bytes)),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Inserts every pre-hashed key of `hashes` (as computed by
+    /// [`hash_key`](crate::hash_key) with this filter's seed).
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    pub fn insert_hash_batch(&mut self, hashes: &[u128]) -> Result<(), Error> {
+        let plan = self.prehashed_plan()?;
+        insert_pipeline(&plan, self.words_mut(), hashes.len(), copy_hashes(hashes));
+        self.set_insert_calls(self.insert_calls() + hashes.len() as u64);
+        Ok(())
+    }
+
+    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is
+    /// possibly in the set.
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme;
+    /// [`Error::LengthMismatch`] naming `out`.
+    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
+        let plan = self.prehashed_plan()?;
+        check_len("out", hashes.len(), out.len())?;
+        contains_pipeline(
+            &plan,
+            self.words(),
+            hashes.len(),
+            copy_hashes(hashes),
+            |i, hit| out[i] = hit,
+        );
+        Ok(())
+    }
+
+    /// The answers for pre-hashed keys as a bitmap (see
+    /// [`contains_batch_bitmap`](Self::contains_batch_bitmap)).
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    pub fn contains_hash_batch_bitmap(&self, hashes: &[u128]) -> Result<Vec<u64>, Error> {
+        let plan = self.prehashed_plan()?;
+        let mut out = vec![0; bitmap_words(hashes.len())];
+        contains_pipeline(
+            &plan,
+            self.words(),
+            hashes.len(),
+            copy_hashes(hashes),
+            |i, hit| out[i / 64] |= u64::from(hit) << (i % 64),
+        );
+        Ok(out)
+    }
+
+    pub(crate) fn prehashed_plan(&self) -> Result<Plan, Error> {
+        Plan::of(self.geometry()).ok_or(Error::PrehashedUnsupported {
+            scheme: self.geometry().scheme.name(),
+        })
+    }
+}

@@ -1,0 +1,190 @@
+//! `lesshash build`: keys from lines to a filter file.
+
+use std::io::{Cursor, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use lesshash::{AtomicBloomFilter, BloomFilter, Layout, Scheme};
+use rayon::prelude::*;
+
+use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, strip_eol};
+
+/// Keys per parallel insert task.
+const PAR_TASK: usize = 8192;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    #[command(flatten)]
+    input: InputArgs,
+
+    /// The filter file to write (atomically: a temporary file in the same
+    /// directory, synced, then renamed).
+    #[arg(short, long, value_name = "OUT")]
+    output: PathBuf,
+
+    /// Target false-positive rate after --items keys.
+    #[arg(long, value_name = "P", value_parser = crate::parse_fpr)]
+    fpr: f64,
+
+    /// Number of distinct keys the filter is sized for. Absent: the lines
+    /// are counted first (two passes over a file; stdin is read into memory
+    /// first). Duplicate lines count, so the filter may be larger than
+    /// needed, never smaller.
+    #[arg(long, value_name = "N")]
+    items: Option<u64>,
+
+    /// Filter layout.
+    #[arg(long, value_name = "LAYOUT", default_value = "classic", value_parser = crate::layout_parser())]
+    layout: Layout,
+
+    /// Index scheme (`enhanced` is `enhanced-cube`).
+    #[arg(long, value_name = "SCHEME", default_value = "enhanced-cube", value_parser = crate::scheme_parser())]
+    scheme: Scheme,
+
+    /// Hash seed (decimal or 0x hex); the default is the library's.
+    #[arg(long, value_name = "SEED", value_parser = crate::parse_seed)]
+    seed: Option<u64>,
+
+    /// Insert threads (0: one per CPU).
+    #[arg(long, short = 't', value_name = "T", default_value_t = 0)]
+    threads: usize,
+}
+
+pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
+    let start = Instant::now();
+    let name = args.input.name();
+    // Pass one when --items is absent: count lines (a file is read twice,
+    // stdin is buffered in memory).
+    let (items, reader): (u64, Box<dyn Read>) = match args.items {
+        Some(n) => (n, args.input.open()?),
+        None if args.input.path().is_some() => {
+            let n = count_lines(args.input.open()?)
+                .with_context(|| format!("cannot read input {name}"))?;
+            (n, args.input.open()?)
+        }
+        None => {
+            let mut all = Vec::new();
+            args.input
+                .open()?
+                .read_to_end(&mut all)
+                .with_context(|| format!("cannot read input {name}"))?;
+            let n = count_lines(&all[..])?;
+            (n, Box::new(Cursor::new(all)))
+        }
+    };
+
+    let mut builder = BloomFilter::builder()
+        .expected_items(items)
+        .fpr(args.fpr)
+        .layout(args.layout)
+        .scheme(args.scheme);
+    if let Some(seed) = args.seed {
+        builder = builder.seed(seed);
+    }
+    let filter = builder.build().context("invalid filter parameters")?;
+
+    let threads = if args.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        args.threads
+    };
+    let bar = crate::progress(quiet, args.input.len(), "build");
+    let spec = args.input.key_spec();
+    let (filter, keys, skipped) = if threads <= 1 {
+        insert_sequential(filter, reader, spec, &bar)
+    } else {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .context("cannot start the insert threads")?;
+        insert_parallel(filter, reader, spec, &bar, &pool)
+    }
+    .with_context(|| format!("cannot read input {name}"))?;
+    bar.finish_and_clear();
+
+    filter
+        .write_file(&args.output)
+        .with_context(|| format!("cannot write {}", args.output.display()))?;
+
+    let mut tail = format!(
+        " -> {} ({} bytes, {}, {}, k = {}, expected FPR now {:.4}%)",
+        args.output.display(),
+        filter.serialized_len(),
+        filter.layout().name(),
+        filter.scheme().name(),
+        filter.num_hashes(),
+        100.0 * filter.expected_fpr()
+    );
+    if skipped > 0 {
+        tail += &format!(
+            "; {skipped} lines without field {} skipped",
+            args.input.field.unwrap_or(1)
+        );
+    }
+    crate::summary(quiet, "built", keys, start.elapsed().as_secs_f64(), &tail);
+    if keys > items && !quiet {
+        eprintln!(
+            "lesshash: warning: inserted {keys} keys into a filter sized for --items {items}: \
+             the false-positive rate is above the target"
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Cuts a chunk's keys into `keys`; returns the lines without a key.
+fn keys_of<'a>(chunk: &'a [u8], spec: KeySpec, keys: &mut Vec<&'a [u8]>) -> u64 {
+    let mut skipped = 0;
+    for_each_line(chunk, |line| match spec.key(strip_eol(line)) {
+        Some(k) => keys.push(k),
+        None => skipped += 1,
+    });
+    skipped
+}
+
+type Built = (BloomFilter, u64, u64);
+
+fn insert_sequential(
+    mut filter: BloomFilter,
+    reader: Box<dyn Read>,
+    spec: KeySpec,
+    bar: &indicatif::ProgressBar,
+) -> std::io::Result<Built> {
+    let mut chunks = Chunks::new(reader);
+    let (mut n, mut skipped) = (0u64, 0u64);
+    while let Some(chunk) = chunks.next_chunk()? {
+        let mut keys = Vec::with_capacity(chunk.len() / 8);
+        skipped += keys_of(chunk, spec, &mut keys);
+        filter.insert_batch(&keys);
+        n += keys.len() as u64;
+        bar.inc(chunk.len() as u64);
+    }
+    Ok((filter, n, skipped))
+}
+
+fn insert_parallel(
+    filter: BloomFilter,
+    reader: Box<dyn Read>,
+    spec: KeySpec,
+    bar: &indicatif::ProgressBar,
+    pool: &rayon::ThreadPool,
+) -> std::io::Result<Built> {
+    let shared = AtomicBloomFilter::new(filter);
+    let mut chunks = Chunks::new(reader);
+    let (mut n, mut skipped) = (0u64, 0u64);
+    while let Some(chunk) = chunks.next_chunk()? {
+        let mut keys = Vec::with_capacity(chunk.len() / 8);
+        skipped += keys_of(chunk, spec, &mut keys);
+        pool.install(|| {
+            keys.par_chunks(PAR_TASK).for_each(|task| {
+                for k in task {
+                    shared.insert(k);
+                }
+            });
+        });
+        n += keys.len() as u64;
+        bar.inc(chunk.len() as u64);
+    }
+    Ok((shared.into_inner(), n, skipped))
+}

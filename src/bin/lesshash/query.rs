@@ -1,0 +1,39 @@
+//! `lesshash query`: look keys up given on the command line.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use lesshash::BloomFilter;
+
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The filter file.
+    #[arg(value_name = "FILTER")]
+    filter: PathBuf,
+
+    /// Keys to look up (each argument's bytes, as a line's would be).
+    #[arg(value_name = "KEY", required = true)]
+    keys: Vec<std::ffi::OsString>,
+}
+
+pub(crate) fn run(args: Args) -> Result<ExitCode> {
+    let filter = BloomFilter::read_file(&args.filter)
+        .with_context(|| format!("cannot load filter {}", args.filter.display()))?;
+    let mut out = std::io::stdout().lock();
+    let mut all = true;
+    for key in &args.keys {
+        let bytes = key.as_encoded_bytes();
+        let present = filter.contains(bytes);
+        all &= present;
+        out.write_all(bytes)?;
+        out.write_all(if present { b"\tyes\n" } else { b"\tno\n" })?;
+    }
+    out.flush()?;
+    Ok(if all {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,447 @@
+//! Index kernels: the probes of a batch of pre-hashed keys, computed several
+//! keys at a time.
+//!
+//! # The contract
+//!
+//! A kernel turns a batch of 128-bit key hashes (`h1` = low 64 bits, `h2` =
+//! high) into the probes of each key, for a validated geometry:
+//!
+//! * blocked layouts ([`BlockSpec`]): for key j, its block
+//!   `blocks_out[j]` and the in-block bit (0..512) of each probe i,
+//!   `positions_out[i * n + j]` ([`Kernel::block_positions`]);
+//! * flat layouts ([`FlatSpec`]; classic, partitioned): the bit index of
+//!   probe i of key j, partition offset included, `out[i * n + j]`
+//!   ([`Kernel::flat_indices`]).
+//!
+//! Outputs are **probe-major** (n = the batch length): the SIMD kernels keep
+//! keys in lanes, so probe i of 8 (or 4) consecutive keys is one vector
+//! store. (A first version OR-ed each probe into a per-key 8-word mask in
+//! memory; the read-modify-write chains made the kernel 60% of the batch
+//! time.)
+//!
+//! Every kernel produces exactly what the scalar oracle ([`scalar`]) does,
+//! for every geometry and any batch length (including 0 and lengths that
+//! are not a multiple of the lane count): tested bit for bit in
+//! `tests/kernels.rs`. Kernels compute probes only; the caller tests or
+//! sets the bits (`src/batch.rs`), so one kernel serves the owned filter,
+//! views and the parallel path alike.
+//!
+//! # Kernels and dispatch
+//!
+//! * [`Kernel::Scalar`]: one key at a time, the oracle; always available.
+//! * [`Kernel::Wide`]: keys in lanes with the portable `wide` crate
+//!   (`u32x8` for in-block positions, `u64x4` for flat indices). `wide`
+//!   picks its instructions at compile time: SSE2 in a default x86-64
+//!   build, AVX2 with `-C target-cpu=native` on an AVX2 machine.
+//! * [`Kernel::Avx2`] (x86_64 only): the same lane algorithm written with
+//!   `core::arch` intrinsics in `#[target_feature(enable = "avx2")]`
+//!   functions, so that a default build still runs AVX2 where the CPU has
+//!   it. Available when `is_x86_feature_detected!("avx2")`, detected once
+//!   and cached.
+//!
+//! The kernel in use ([`active`], [`kernel_name`]) is
+//! chosen on first use: the environment variable `LESSHASH_KERNEL`
+//! (`scalar`, `wide` or `avx2`) if set to an available kernel, otherwise
+//! the fastest available (AVX2, else wide). [`set_kernel`] changes it for
+//! the whole process (tests, benchmarks). Every kernel gives identical
+//! filters and answers, so switching never changes results, only speed.
+
+// `forbid` would extend to `avx2`, whose calls into `target_feature`
+// functions are the only `unsafe` here; this module and `scalar`/`wide`
+// have none (they forbid it themselves).
+#![deny(unsafe_code)]
+
+#[cfg(target_arch = "x86_64")]
+pub mod avx2;
+pub mod scalar;
+pub mod wide;
+
+use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
+
+use crate::Error;
+use crate::params::{MAX_BITS, MAX_HASHES};
+use crate::scheme::Scheme;
+
+/// The index kernels. See the [module docs](self).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// One key at a time; the oracle.
+    Scalar,
+    /// Portable SIMD with the `wide` crate (instructions chosen at compile
+    /// time).
+    Wide,
+    /// AVX2 intrinsics, chosen at run time (x86_64 with AVX2 only).
+    Avx2,
+}
+
+impl Kernel {
+    /// Every kernel, available here or not.
+    pub const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Wide, Kernel::Avx2];
+
+    /// The kernel's name: `scalar`, `wide` or `avx2`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Wide => "wide",
+            Kernel::Avx2 => "avx2",
+        }
+    }
+
+    /// Parses a [`name`](Self::name).
+    pub fn from_name(name: &str) -> Option<Kernel> {
+        Kernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether this kernel can run on this CPU.
+    pub fn is_available(self) -> bool {
+        match self {
+            Kernel::Scalar | Kernel::Wide => true,
+            Kernel::Avx2 => avx2_detected(),
+        }
+    }
+
+    /// The kernels that can run here, slowest first.
+    pub fn available() -> Vec<Kernel> {
+        Kernel::ALL
+            .into_iter()
+            .filter(|k| k.is_available())
+            .collect()
+    }
+
+    /// The blocks and in-block positions of `hashes` (see the module docs).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `blocks_out` unless it has the
+    /// length of `hashes`, or `positions_out` unless it holds `k *
+    /// hashes.len()`; [`Error::InvalidParameter`] naming `kernel` if this
+    /// kernel is not available on this CPU.
+    pub fn block_positions(
+        self,
+        spec: &BlockSpec,
+        hashes: &[u128],
+        blocks_out: &mut [u64],
+        positions_out: &mut [u32],
+    ) -> Result<(), Error> {
+        self.check_available()?;
+        check_len("blocks_out", hashes.len(), blocks_out.len())?;
+        let expected = hashes.len().checked_mul(spec.k as usize);
+        check_len(
+            "positions_out",
+            expected.unwrap_or(usize::MAX),
+            positions_out.len(),
+        )?;
+        self.block_positions_unchecked(spec, hashes, blocks_out, positions_out);
+        Ok(())
+    }
+
+    /// The k bit indices of each of `hashes`, probe-major (see the module
+    /// docs).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` unless it holds exactly
+    /// `k * hashes.len()` indices; [`Error::InvalidParameter`] naming
+    /// `kernel` if this kernel is not available on this CPU.
+    pub fn flat_indices(
+        self,
+        spec: &FlatSpec,
+        hashes: &[u128],
+        out: &mut [u64],
+    ) -> Result<(), Error> {
+        self.check_available()?;
+        let expected = hashes.len().checked_mul(spec.k as usize);
+        check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
+        self.flat_indices_unchecked(spec, hashes, out);
+        Ok(())
+    }
+
+    fn check_available(self) -> Result<(), Error> {
+        if self.is_available() {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "kernel",
+                format!("the {} kernel is not available on this CPU", self.name()),
+            ))
+        }
+    }
+
+    /// [`block_positions`](Self::block_positions) for callers that checked
+    /// the lengths and the kernel's availability (panics otherwise, never
+    /// UB).
+    #[inline]
+    pub(crate) fn block_positions_unchecked(
+        self,
+        spec: &BlockSpec,
+        hashes: &[u128],
+        blocks_out: &mut [u64],
+        positions_out: &mut [u32],
+    ) {
+        match self {
+            Kernel::Scalar => scalar::block_positions(spec, hashes, blocks_out, positions_out),
+            Kernel::Wide => wide::block_positions(spec, hashes, blocks_out, positions_out),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => avx2::block_positions(spec, hashes, blocks_out, positions_out),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx2 => scalar::block_positions(spec, hashes, blocks_out, positions_out),
+        }
+    }
+
+    /// [`flat_indices`](Self::flat_indices) for callers that checked the
+    /// lengths and the kernel's availability (panics otherwise, never UB).
+    #[inline]
+    pub(crate) fn flat_indices_unchecked(self, spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
+        match self {
+            Kernel::Scalar => scalar::flat_indices(spec, hashes, out),
+            Kernel::Wide => wide::flat_indices(spec, hashes, out),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => avx2::flat_indices(spec, hashes, out),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx2 => scalar::flat_indices(spec, hashes, out),
+        }
+    }
+}
+
+fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::LengthMismatch {
+            name,
+            expected,
+            got,
+        })
+    }
+}
+
+/// The geometry of a blocked layout, as a kernel needs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockSpec {
+    pub(crate) blocks: u64,
+    pub(crate) k: u32,
+    pub(crate) split: bool,
+}
+
+impl BlockSpec {
+    /// `blocks` 512-bit blocks (1 to `MAX_BITS / 512`), k probes (1 to
+    /// [`MAX_HASHES`]), and whether the block is split into k segments
+    /// ([`Layout::SplitBlock`](crate::Layout::SplitBlock)).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `blocks` or `k`.
+    pub fn new(blocks: u64, k: u32, split: bool) -> Result<Self, Error> {
+        if blocks == 0 || blocks > MAX_BITS / 512 {
+            return Err(Error::invalid(
+                "blocks",
+                format!("must be between 1 and {}, got {blocks}", MAX_BITS / 512),
+            ));
+        }
+        check_k(k)?;
+        Ok(Self { blocks, k, split })
+    }
+}
+
+/// The geometry of a flat layout (classic, partitioned), as a kernel needs
+/// it: probe i of a key is `i * stride + g_i`, `g_i` the two-hash scheme's
+/// index over `[0, range)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlatSpec {
+    pub(crate) scheme: Scheme,
+    pub(crate) range: u64,
+    pub(crate) stride: u64,
+    pub(crate) k: u32,
+}
+
+impl FlatSpec {
+    /// A two-hash `scheme` over `[0, range)` (1 to `MAX_BITS`), probe i
+    /// offset by `i * stride` (0 for classic, `range` for partitioned; `k *
+    /// stride` at most `MAX_BITS`), k from 1 to [`MAX_HASHES`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `scheme`, `range`, `stride` or
+    /// `k`.
+    pub fn new(scheme: Scheme, range: u64, stride: u64, k: u32) -> Result<Self, Error> {
+        if !scheme.is_two_hash() {
+            return Err(Error::invalid(
+                "scheme",
+                "the kernels derive probes from one 128-bit hash: a two-hash scheme",
+            ));
+        }
+        if range == 0 || range > MAX_BITS {
+            return Err(Error::invalid(
+                "range",
+                format!("must be between 1 and {MAX_BITS}, got {range}"),
+            ));
+        }
+        check_k(k)?;
+        if stride
+            .checked_mul(u64::from(k))
+            .is_none_or(|s| s > MAX_BITS)
+        {
+            return Err(Error::invalid(
+                "stride",
+                format!("k * stride must be at most {MAX_BITS}, got {k} * {stride}"),
+            ));
+        }
+        Ok(Self {
+            scheme,
+            range,
+            stride,
+            k,
+        })
+    }
+}
+
+fn check_k(k: u32) -> Result<(), Error> {
+    if (1..=MAX_HASHES).contains(&k) {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            "k",
+            format!("must be between 1 and {MAX_HASHES}, got {k}"),
+        ))
+    }
+}
+
+// ------------------------------------------------------------- dispatch --
+
+/// Whether the CPU has AVX2 (detected once, cached).
+fn avx2_detected() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        static DETECTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The selected kernel, `Kernel as u8 + 1`; 0 until first use.
+static SELECTED: AtomicU8 = AtomicU8::new(0);
+
+const fn encode(k: Kernel) -> u8 {
+    match k {
+        Kernel::Scalar => 1,
+        Kernel::Wide => 2,
+        Kernel::Avx2 => 3,
+    }
+}
+
+fn decode(v: u8) -> Option<Kernel> {
+    match v {
+        1 => Some(Kernel::Scalar),
+        2 => Some(Kernel::Wide),
+        3 => Some(Kernel::Avx2),
+        _ => None,
+    }
+}
+
+/// The kernel named by `LESSHASH_KERNEL`, if the variable is set.
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `LESSHASH_KERNEL` if it names no
+/// kernel or one not available on this CPU (the automatic choice then
+/// ignores it).
+pub fn env_kernel() -> Result<Option<Kernel>, Error> {
+    let Some(value) = std::env::var_os("LESSHASH_KERNEL") else {
+        return Ok(None);
+    };
+    let value = value.to_string_lossy();
+    match Kernel::from_name(value.trim()) {
+        Some(k) if k.is_available() => Ok(Some(k)),
+        Some(k) => Err(Error::invalid(
+            "LESSHASH_KERNEL",
+            format!("the {} kernel is not available on this CPU", k.name()),
+        )),
+        None => Err(Error::invalid(
+            "LESSHASH_KERNEL",
+            format!("must be scalar, wide or avx2, got {value:?}"),
+        )),
+    }
+}
+
+/// The fastest kernel available here: AVX2, else wide.
+pub fn best_available() -> Kernel {
+    if Kernel::Avx2.is_available() {
+        Kernel::Avx2
+    } else {
+        Kernel::Wide
+    }
+}
+
+/// The kernel the batch paths use now (chosen on first use; see the
+/// [module docs](self)).
+#[inline]
+pub fn active() -> Kernel {
+    match decode(SELECTED.load(Relaxed)) {
+        Some(k) => k,
+        None => {
+            let k = env_kernel().ok().flatten().unwrap_or_else(best_available);
+            // A concurrent set_kernel wins over the automatic choice.
+            let _ = SELECTED.compare_exchange(0, encode(k), Relaxed, Relaxed);
+            decode(SELECTED.load(Relaxed)).unwrap_or(k)
+        }
+    }
+}
+
+/// Makes every batch path of the process use `kernel` from now on (for
+/// tests and benchmarks; results never depend on it).
+///
+/// # Errors
+/// [`Error::InvalidParameter`] naming `kernel` if it is not available on
+/// this CPU; the selection is then unchanged.
+pub fn set_kernel(kernel: Kernel) -> Result<(), Error> {
+    kernel.check_available()?;
+    SELECTED.store(encode(kernel), Relaxed);
+    Ok(())
+}
+
+/// The name of the kernel in use ([`active`]): `scalar`, `wide` or `avx2`.
+pub fn kernel_name() -> &'static str {
+    active().name()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for k in Kernel::ALL {
+            assert_eq!(Kernel::from_name(k.name()), Some(k));
+            assert_eq!(decode(encode(k)), Some(k));
+        }
+        assert_eq!(Kernel::from_name("avx512"), None);
+        assert!(Kernel::available().contains(&Kernel::Scalar));
+    }
+
+    #[test]
+    fn specs_validate_and_name_the_parameter() {
+        assert!(
+            BlockSpec::new(0, 8, false)
+                .unwrap_err()
+                .to_string()
+                .contains("`blocks`")
+        );
+        assert!(
+            BlockSpec::new(1, 0, true)
+                .unwrap_err()
+                .to_string()
+                .contains("`k`")
+        );
+        assert!(
+            BlockSpec::new(1, 65, true)
+                .unwrap_err()
+                .to_string()
+                .contains("`k`")
+        );
+        let e = FlatSpec::new(Scheme::Independent, 10, 0, 3).unwrap_err();
+        assert!(e.to_string().contains("`scheme`"));
+        let e = FlatSpec::new(Scheme::default(), 0, 0, 3).unwrap_err();
+        assert!(e.to_string().contains("`range`"));
+        let e = FlatSpec::new(Scheme::default(), 10, MAX_BITS, 3).unwrap_err();
+        assert!(e.to_string().contains("`stride`"));
+    }
+}

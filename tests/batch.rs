@@ -1,0 +1,151 @@
+//! Batch paths: equal to the single-key paths for every layout, scheme,
+//! kernel and prefetch mode; bitmap variants; lengths; errors.
+//!
+//! Tests here change the process-wide kernel and prefetch mode, so they
+//! hold one lock while they run.
+
+mod common;
+
+use std::sync::Mutex;
+
+use common::{members, non_members};
+use lesshash::batch::{self, Prefetch, bitmap_words};
+use lesshash::{BloomFilter, Kernel, Layout, Scheme, hash_key, kernel, set_kernel};
+
+static GLOBAL: Mutex<()> = Mutex::new(());
+
+fn configs() -> Vec<(Layout, Scheme, u64, u32)> {
+    let mut v = Vec::new();
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            for (m, k) in [
+                (512u64, 1u32),
+                (1024, 8),
+                (3 * 512 + 1, 7),
+                (100_000, 5),
+                (64 * 512, 16),
+            ] {
+                v.push((layout, scheme, m, k));
+            }
+        }
+    }
+    v
+}
+
+fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> BloomFilter {
+    BloomFilter::builder()
+        .layout(layout)
+        .scheme(scheme)
+        .bits(m)
+        .hashes(k)
+        .seed(seed)
+        .build()
+        .unwrap()
+}
+
+/// The single-key path is the reference; every kernel and prefetch mode
+/// gives the same bits and the same answers, on lengths around the chunk
+/// and lane sizes.
+#[test]
+fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
+    let _g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
+    let before = kernel::active();
+    for (t, (layout, scheme, m, k)) in configs().into_iter().enumerate() {
+        let seed = t as u64;
+        for n in [0usize, 1, 7, 31, 32, 33, 95, 300] {
+            let keys = members(seed, n);
+            let queries: Vec<u64> = keys.iter().copied().chain(non_members(seed, 200)).collect();
+            let mut single = build(layout, scheme, m, k, seed);
+            keys.iter().for_each(|key| single.insert(key));
+            let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
+            for kern in Kernel::available() {
+                set_kernel(kern).unwrap();
+                for mode in [Prefetch::Never, Prefetch::Always, Prefetch::Auto] {
+                    batch::set_prefetch(mode);
+                    let ctx = format!("{layout:?} {scheme:?} m={m} k={k} n={n} {kern:?} {mode:?}");
+                    let mut f = build(layout, scheme, m, k, seed);
+                    f.insert_batch(&keys);
+                    assert!(f == single, "{ctx}: bits differ");
+                    assert_eq!(f.insert_calls(), n as u64);
+                    let mut out = vec![false; queries.len()];
+                    f.contains_batch(&queries, &mut out).unwrap();
+                    assert_eq!(out, expected, "{ctx}");
+                    assert!(out[..n].iter().all(|&x| x), "{ctx}: false negative");
+                    let bitmap = f.contains_batch_bitmap(&queries);
+                    assert_eq!(bitmap.len(), bitmap_words(queries.len()));
+                    for (i, &e) in expected.iter().enumerate() {
+                        assert_eq!(bitmap[i / 64] >> (i % 64) & 1 == 1, e, "{ctx} bitmap {i}");
+                    }
+                    let mut into = vec![u64::MAX; bitmap.len()];
+                    f.contains_batch_into_bitmap(&queries, &mut into).unwrap();
+                    assert_eq!(into, bitmap);
+                    if scheme.is_two_hash() {
+                        let hk: Vec<u128> = keys.iter().map(|x| hash_key(x, seed)).collect();
+                        let hq: Vec<u128> = queries.iter().map(|x| hash_key(x, seed)).collect();
+                        let mut g = build(layout, scheme, m, k, seed);
+                        g.insert_hash_batch(&hk).unwrap();
+                        assert!(g == single, "{ctx}: pre-hashed bits differ");
+                        g.contains_hash_batch(&hq, &mut out).unwrap();
+                        assert_eq!(out, expected, "{ctx} pre-hashed");
+                        assert_eq!(g.contains_hash_batch_bitmap(&hq).unwrap(), bitmap);
+                    }
+                }
+            }
+        }
+    }
+    batch::set_prefetch(Prefetch::Auto);
+    set_kernel(before).unwrap();
+}
+
+/// Key types other than u64 go through the same pipeline.
+#[test]
+fn all_key_types() {
+    let _g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut f = build(Layout::Blocked, Scheme::default(), 1 << 16, 6, 1);
+    let strings: Vec<String> = (0..100).map(|i| format!("key-{i}")).collect();
+    let strs: Vec<&str> = strings.iter().map(String::as_str).collect();
+    let bytes: Vec<Vec<u8>> = strings.iter().map(|s| s.clone().into_bytes()).collect();
+    let small: Vec<u32> = (0..100).collect();
+    f.insert_batch(&strs);
+    f.insert_batch(&small);
+    let mut out = vec![false; 100];
+    f.contains_batch(&strings, &mut out).unwrap();
+    assert!(out.iter().all(|&x| x));
+    f.contains_batch(&bytes, &mut out).unwrap();
+    assert!(out.iter().all(|&x| x), "str and bytes hash alike");
+    f.contains_batch(&small, &mut out).unwrap();
+    assert!(out.iter().all(|&x| x));
+    assert!(strs.iter().all(|s| f.contains(*s)));
+}
+
+#[test]
+fn batch_errors_name_the_argument() {
+    let f = build(Layout::SplitBlock, Scheme::default(), 4096, 8, 1);
+    let e = f.contains_batch(&[1u64, 2], &mut [false; 3]).unwrap_err();
+    assert!(e.to_string().contains("`out`"), "{e}");
+    let e = f
+        .contains_batch_into_bitmap(&[1u64; 65], &mut [0; 1])
+        .unwrap_err();
+    assert!(e.to_string().contains("`out`"), "{e}");
+    let mut ind = build(Layout::Blocked, Scheme::Independent, 4096, 4, 1);
+    assert!(ind.insert_hash_batch(&[1]).is_err());
+    assert!(ind.contains_hash_batch_bitmap(&[1]).is_err());
+    assert!(f.contains_batch_bitmap::<u64>(&[]).is_empty());
+}
+
+#[test]
+fn set_kernel_refuses_what_the_cpu_lacks() {
+    let _g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
+    for kern in Kernel::ALL {
+        let before = kernel::active();
+        match set_kernel(kern) {
+            Ok(()) => assert_eq!(lesshash::kernel_name(), kern.name()),
+            Err(e) => {
+                assert!(!kern.is_available());
+                assert!(e.to_string().contains("`kernel`"), "{e}");
+                assert_eq!(kernel::active(), before);
+            }
+        }
+        set_kernel(before).unwrap();
+    }
+}

@@ -1,0 +1,570 @@
+//! The `lesshash` binary, run as a user would: exit codes, outputs, and
+//! every error case's message and status.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lesshash");
+
+fn lesshash<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(BIN).args(args).output().expect("run lesshash")
+}
+
+fn lesshash_stdin(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run lesshash");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+/// Exit status 2, a message containing every `needles`, and no panic.
+#[track_caller]
+fn assert_error(o: &Output, needles: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for n in needles {
+        assert!(err.contains(n), "expected {n:?} in: {err}");
+    }
+}
+
+fn write_lines(path: &Path, lines: impl IntoIterator<Item = String>) {
+    let mut s = String::new();
+    for l in lines {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+struct Dir(tempfile::TempDir);
+
+impl Dir {
+    fn new() -> Self {
+        Dir(tempfile::tempdir().unwrap())
+    }
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.path().join(name)
+    }
+    fn s(&self, name: &str) -> String {
+        self.path(name).to_str().unwrap().to_string()
+    }
+}
+
+fn member(i: u32) -> String {
+    format!("user-{i}")
+}
+
+/// Builds `filter.lhbf` from members 0..n in `dir`.
+fn build_members(dir: &Dir, n: u32, extra: &[&str]) -> String {
+    write_lines(&dir.path("keys.txt"), (0..n).map(member));
+    let out = dir.s("filter.lhbf");
+    let keys = dir.s("keys.txt");
+    let mut args = vec!["build", "-i", &keys, "-o", &out, "--fpr", "0.01", "-q"];
+    args.extend_from_slice(extra);
+    let o = lesshash(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    out
+}
+
+#[test]
+fn build_then_query_exit_codes() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 10_000, &[]);
+    let o = lesshash(&["query", &f, "user-1", "user-9999"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "user-1\tyes\nuser-9999\tyes\n");
+    // A key certainly absent: at 1% FPR, one of 50 non-members is absent
+    // with probability 1 - 0.01^50.
+    let absent: Vec<String> = (0..50).map(|i| format!("nobody-{i}")).collect();
+    let mut args = vec!["query", f.as_str(), "user-2"];
+    args.extend(absent.iter().map(String::as_str));
+    let o = lesshash(&args);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("user-2\tyes\n"));
+    assert!(stdout(&o).contains("\tno\n"));
+}
+
+/// Members interleaved with non-members: every member line comes out, in
+/// input order; `--invert` prints exactly the other lines.
+#[test]
+fn filter_keeps_every_member_and_invert_complements() {
+    let dir = Dir::new();
+    let n = 50_000;
+    let f = build_members(&dir, n, &[]);
+    let input: Vec<String> = (0..2 * n)
+        .map(|i| {
+            if i % 2 == 0 {
+                member(i / 2)
+            } else {
+                format!("other-{i}")
+            }
+        })
+        .collect();
+    write_lines(&dir.path("in.txt"), input.clone());
+    let inp = dir.s("in.txt");
+
+    let kept = lesshash(&["filter", &f, "-i", &inp, "-q"]);
+    assert!(kept.status.success(), "{}", stderr(&kept));
+    let dropped = lesshash(&["filter", &f, "-i", &inp, "--invert", "-q"]);
+    assert!(dropped.status.success());
+    let (kept, dropped) = (stdout(&kept), stdout(&dropped));
+    let kept: Vec<&str> = kept.lines().collect();
+    let dropped: Vec<&str> = dropped.lines().collect();
+    assert_eq!(kept.len() + dropped.len(), input.len());
+    // Merge the two outputs back by input order: each line in exactly one.
+    let (mut a, mut b) = (kept.iter().peekable(), dropped.iter().peekable());
+    for line in &input {
+        if a.peek() == Some(&&line.as_str()) {
+            a.next();
+        } else {
+            assert_eq!(
+                b.next(),
+                Some(&line.as_str()),
+                "line {line} lost or reordered"
+            );
+            assert!(!line.starts_with("user-"), "member {line} filtered out");
+        }
+    }
+    let false_positives = kept.len() - n as usize;
+    assert!(
+        false_positives < 1000,
+        "{false_positives} of {n} (target 1%)"
+    );
+
+    // stdin, with `-` and without -i, gives the same output.
+    let all = std::fs::read(dir.path("in.txt")).unwrap();
+    for args in [&["filter", &f][..], &["filter", &f, "-i", "-"][..]] {
+        let o = lesshash_stdin(args, &all);
+        assert!(o.status.success());
+        assert_eq!(stdout(&o).lines().count(), kept.len());
+    }
+}
+
+#[test]
+fn every_layout_and_scheme_builds_and_filters() {
+    let dir = Dir::new();
+    let input: String = (0..3000).map(|i| member(i) + "\n").collect();
+    for layout in lesshash::Layout::ALL {
+        for scheme in lesshash::Scheme::ALL {
+            let f = build_members(
+                &dir,
+                3000,
+                &["--layout", layout.name(), "--scheme", scheme.name()],
+            );
+            let info = stdout(&lesshash(&["info", &f]));
+            assert!(
+                info.contains(layout.name()) && info.contains(scheme.name()),
+                "{info}"
+            );
+            let o = lesshash_stdin(&["filter", &f, "-q"], input.as_bytes());
+            assert_eq!(stdout(&o), input, "{} {}", layout.name(), scheme.name());
+        }
+    }
+}
+
+/// The parallel build is bit-for-bit the sequential one.
+#[test]
+fn threads_give_the_same_filter() {
+    let dir = Dir::new();
+    let one = std::fs::read(build_members(&dir, 100_000, &["--threads", "1"])).unwrap();
+    let four = std::fs::read(build_members(&dir, 100_000, &["--threads", "4"])).unwrap();
+    assert!(one == four, "--threads 4 differs from --threads 1");
+}
+
+#[test]
+fn stdin_build_without_items_and_last_line_without_newline() {
+    let dir = Dir::new();
+    let out = dir.s("s.lhbf");
+    let o = lesshash_stdin(&["build", "-o", &out, "--fpr", "0.01"], b"a\nb\r\nc");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("built 3 keys"), "{}", stderr(&o));
+    assert_eq!(
+        lesshash(&["query", &out, "a", "b", "c"]).status.code(),
+        Some(0)
+    );
+    // The last line has no newline; its output line gets one.
+    let o = lesshash_stdin(&["filter", &out, "-q"], b"c\nb\r\nc");
+    assert_eq!(stdout(&o), "c\nb\r\nc\n");
+    let info = stdout(&lesshash(&["info", &out]));
+    assert!(info.contains("inserted         3"), "{info}");
+}
+
+#[test]
+fn field_and_delimiter() {
+    let dir = Dir::new();
+    let out = dir.s("f.lhbf");
+    let o = lesshash_stdin(
+        &[
+            "build", "-o", &out, "--fpr", "0.001", "--field", "2", "-d", ",",
+        ],
+        b"x,alice,1\ny,bob\nno-second-field\n",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("1 lines without field 2 skipped"),
+        "{}",
+        stderr(&o)
+    );
+    let events = b"1,alice\n2,carol\nalice\n3,bob,z\n";
+    let o = lesshash_stdin(&["filter", &out, "--field", "2", "-d", ",", "-q"], events);
+    assert_eq!(stdout(&o), "1,alice\n3,bob,z\n");
+    let o = lesshash_stdin(
+        &["filter", &out, "--field", "2", "-d", ",", "-v", "-q"],
+        events,
+    );
+    assert_eq!(stdout(&o), "2,carol\nalice\n");
+    // Tab is the default delimiter.
+    let o = lesshash_stdin(
+        &["filter", &out, "--field", "1", "-q"],
+        b"alice\tz\nzed\tq\n",
+    );
+    assert_eq!(stdout(&o), "alice\tz\n");
+}
+
+#[test]
+fn merge_and_incompatible_merge() {
+    let dir = Dir::new();
+    write_lines(&dir.path("a.txt"), (0..500).map(member));
+    write_lines(&dir.path("b.txt"), (500..1000).map(member));
+    let common = ["--fpr", "0.01", "--items", "1000", "-q"];
+    for (src, dst) in [("a.txt", "a.lhbf"), ("b.txt", "b.lhbf")] {
+        let (dst, src) = (dir.s(dst), dir.s(src));
+        let mut args = vec!["build", "-o", &dst, "-i", &src];
+        args.extend_from_slice(&common);
+        assert!(lesshash(&args).status.success());
+    }
+    let o = lesshash(&[
+        "merge",
+        &dir.s("a.lhbf"),
+        &dir.s("b.lhbf"),
+        "-o",
+        &dir.s("ab.lhbf"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = lesshash(&["query", &dir.s("ab.lhbf"), "user-3", "user-700"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let info = stdout(&lesshash(&["info", &dir.s("ab.lhbf")]));
+    assert!(info.contains("inserted         1000"), "{info}");
+
+    // Another size: the message names the file and the parameter.
+    let o = lesshash(&[
+        "build",
+        "-i",
+        &dir.s("a.txt"),
+        "-o",
+        &dir.s("c.lhbf"),
+        "--fpr",
+        "0.01",
+        "--items",
+        "5000",
+    ]);
+    assert!(o.status.success());
+    let o = lesshash(&[
+        "merge",
+        &dir.s("a.lhbf"),
+        &dir.s("c.lhbf"),
+        &dir.s("b.lhbf"),
+        "-o",
+        &dir.s("bad.lhbf"),
+    ]);
+    assert_error(&o, &["c.lhbf", "`bits`"]);
+    assert!(!dir.path("bad.lhbf").exists());
+    let o = lesshash(&["merge", &dir.s("a.lhbf"), "-o", &dir.s("one.lhbf")]);
+    assert_error(&o, &["FILTER"]);
+}
+
+#[test]
+fn info_reports_the_parameters() {
+    let dir = Dir::new();
+    let f = build_members(
+        &dir,
+        10_000,
+        &[
+            "--layout",
+            "partitioned",
+            "--scheme",
+            "double",
+            "--seed",
+            "0x2a",
+        ],
+    );
+    let info = stdout(&lesshash(&["info", &f]));
+    for needle in [
+        "layout           partitioned",
+        "scheme           double",
+        "seed             0x2a",
+        "inserted         10000",
+        "hashes (k)       7",
+        "fill ratio",
+        "estimated items",
+        "expected FPR",
+        "bits/key",
+    ] {
+        assert!(info.contains(needle), "{needle:?} missing in:\n{info}");
+    }
+}
+
+#[test]
+fn bad_arguments_name_the_option() {
+    let dir = Dir::new();
+    write_lines(&dir.path("k.txt"), (0..10).map(member));
+    let (k, o) = (dir.s("k.txt"), dir.s("o.lhbf"));
+    for (args, needle) in [
+        (vec!["build", "-i", &k, "-o", &o, "--fpr", "1.5"], "--fpr"),
+        (vec!["build", "-i", &k, "-o", &o, "--fpr", "x"], "--fpr"),
+        (vec!["build", "-i", &k, "-o", &o], "--fpr"),
+        (vec!["build", "-i", &k, "--fpr", "0.1"], "--output"),
+        (
+            vec![
+                "build", "-i", &k, "-o", &o, "--fpr", "0.1", "--layout", "nope",
+            ],
+            "--layout",
+        ),
+        (
+            vec![
+                "build", "-i", &k, "-o", &o, "--fpr", "0.1", "--scheme", "nope",
+            ],
+            "--scheme",
+        ),
+        (
+            vec!["build", "-i", &k, "-o", &o, "--fpr", "0.1", "--items", "3x"],
+            "--items",
+        ),
+        (
+            vec![
+                "build", "-i", &k, "-o", &o, "--fpr", "0.1", "--seed", "0xzz",
+            ],
+            "--seed",
+        ),
+        (
+            vec!["build", "-i", &k, "-o", &o, "--fpr", "0.1", "--field", "0"],
+            "--field",
+        ),
+        (
+            vec![
+                "build", "-i", &k, "-o", &o, "--fpr", "0.1", "--field", "1", "-d", "ab",
+            ],
+            "--delimiter",
+        ),
+        (
+            vec!["build", "-i", &k, "-o", &o, "--fpr", "0.1", "-d", ","],
+            "--field",
+        ),
+        (vec!["query", &o], "KEY"),
+        (vec!["frobnicate"], "frobnicate"),
+    ] {
+        let out = lesshash(&args);
+        assert_error(&out, &[needle]);
+    }
+    assert!(!dir.path("o.lhbf").exists());
+    // A rate too small for the library's limits: its error names `fpr`.
+    let out = lesshash(&[
+        "build",
+        "-i",
+        &k,
+        "-o",
+        &o,
+        "--fpr",
+        "1e-300",
+        "--items",
+        "1000000000000",
+    ]);
+    assert_error(&out, &["fpr"]);
+}
+
+#[test]
+fn file_errors_are_one_line_and_exit_2() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1000, &[]);
+    let missing = dir.s("missing.txt");
+    // Missing input.
+    let o = lesshash(&[
+        "build",
+        "-i",
+        &missing,
+        "-o",
+        &dir.s("x.lhbf"),
+        "--fpr",
+        "0.1",
+    ]);
+    assert_error(&o, &["missing.txt", "cannot open input"]);
+    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    let o = lesshash(&["filter", &f, "-i", &missing]);
+    assert_error(&o, &["missing.txt"]);
+    // Missing filter, for every command that loads one.
+    for args in [
+        vec!["filter", &*missing],
+        vec!["query", &*missing, "k"],
+        vec!["info", &*missing],
+    ] {
+        assert_error(&lesshash(&args), &["missing.txt", "cannot load filter"]);
+    }
+    // Unwritable output.
+    let o = lesshash(&[
+        "build",
+        "-i",
+        &dir.s("keys.txt"),
+        "-o",
+        &dir.s("no/such/dir/x.lhbf"),
+        "--fpr",
+        "0.1",
+    ]);
+    assert_error(&o, &["x.lhbf"]);
+}
+
+/// Flipped, truncated, extended and foreign bytes: an error naming the
+/// file, never a panic.
+#[test]
+fn corrupt_filter_files_are_errors() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1000, &[]);
+    let good = std::fs::read(&f).unwrap();
+    let bad = dir.path("bad.lhbf");
+    let mut cases: Vec<(Vec<u8>, &str)> = vec![
+        (
+            b"not a filter at all, just some text............................................"
+                .to_vec(),
+            "magic",
+        ),
+        (good[..10].to_vec(), "truncated"),
+        (good[..good.len() - 3].to_vec(), "truncated"),
+        ([&good[..], b"extra"].concat(), "input length"),
+        (Vec::new(), "truncated"),
+    ];
+    let mut flipped = good.clone();
+    flipped[100] ^= 0x10; // a payload bit
+    cases.push((flipped, "checksum"));
+    let mut header = good.clone();
+    header[20] ^= 0xff;
+    cases.push((header, ""));
+    let (b, keys, m) = (bad.to_str().unwrap(), dir.s("keys.txt"), dir.s("m.lhbf"));
+    for (bytes, needle) in cases {
+        std::fs::write(&bad, &bytes).unwrap();
+        for args in [
+            vec!["info", b],
+            vec!["query", b, "user-1"],
+            vec!["filter", b, "-i", &keys],
+            vec!["merge", &f, b, "-o", &m],
+        ] {
+            let o = lesshash(&args);
+            assert_error(&o, &["bad.lhbf", needle]);
+            assert!(o.stdout.is_empty());
+        }
+    }
+}
+
+/// A failed build leaves no file at the target path, an existing target
+/// untouched, and no temporary file behind.
+#[test]
+fn failed_build_leaves_the_target_alone() {
+    let dir = Dir::new();
+    let target = dir.path("t.lhbf");
+    let o = lesshash(&[
+        "build",
+        "-i",
+        &dir.s("missing"),
+        "-o",
+        target.to_str().unwrap(),
+        "--fpr",
+        "0.1",
+    ]);
+    assert_error(&o, &["missing"]);
+    assert!(!target.exists());
+    std::fs::write(&target, b"old contents").unwrap();
+    // Reading a directory as input fails after the output's parameters are known.
+    let o = lesshash(&[
+        "build",
+        "-i",
+        dir.0.path().to_str().unwrap(),
+        "-o",
+        target.to_str().unwrap(),
+        "--fpr",
+        "0.1",
+        "--items",
+        "10",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&target).unwrap(), b"old contents");
+    let names: Vec<_> = std::fs::read_dir(dir.0.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, ["t.lhbf"], "a temporary file was left behind");
+    // A successful build replaces it.
+    let f = build_members(&dir, 10, &[]);
+    std::fs::rename(f, &target).unwrap();
+    assert!(
+        lesshash(&["info", target.to_str().unwrap()])
+            .status
+            .success()
+    );
+}
+
+/// `lesshash filter ... | head`: the closed pipe ends the program quietly.
+#[test]
+fn closed_stdout_exits_quietly() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 300_000, &[]);
+    let mut child = Command::new(BIN)
+        .args(["filter", &f, "-i", &dir.s("keys.txt")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    child
+        .stdout
+        .as_mut()
+        .unwrap()
+        .read_exact(&mut first)
+        .unwrap();
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "{err}");
+    assert!(!err.contains("error") && !err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn demo_runs_small() {
+    let o = lesshash(&["demo", "--keys", "20000"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for layout in lesshash::Layout::ALL {
+        assert!(out.contains(layout.name()), "{out}");
+    }
+    for scheme in lesshash::Scheme::ALL {
+        assert!(out.contains(scheme.name()), "{out}");
+    }
+    assert!(
+        out.contains("measured") && out.contains("predicted"),
+        "{out}"
+    );
+}

@@ -1,0 +1,110 @@
+//! Parallel batch paths: bit-identical to the sequential build, no false
+//! negatives, same answers, on pools of 1, 2 and 3 threads.
+#![cfg(feature = "rayon")]
+
+mod common;
+
+use common::{members, non_members};
+use lesshash::{BloomFilter, Layout, Scheme, hash_key};
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn parallel_build_is_bit_identical_and_answers_alike() {
+    // Above PAR_TASK keys so the parallel path really splits.
+    let n = 3 * lesshash::batch::CHUNK * 1024 + 5;
+    for layout in Layout::ALL {
+        for (s, scheme) in Scheme::ALL.into_iter().enumerate() {
+            let seed = layout as u64 * 10 + s as u64;
+            let keys = members(seed, n);
+            let queries: Vec<u64> = keys[..1000]
+                .iter()
+                .copied()
+                .chain(non_members(seed, 60_000))
+                .collect();
+            let mut seq = BloomFilter::builder()
+                .layout(layout)
+                .scheme(scheme)
+                .expected_items(n as u64)
+                .fpr(0.01)
+                .seed(seed)
+                .build()
+                .unwrap();
+            let empty = seq.clone();
+            seq.insert_batch(&keys);
+            let mut expected = vec![false; queries.len()];
+            seq.contains_batch(&queries, &mut expected).unwrap();
+            for threads in [1, 2, 3] {
+                pool(threads).install(|| {
+                    let ctx = format!("{layout:?} {scheme:?} threads={threads}");
+                    let mut par = empty.clone();
+                    par.par_insert_batch(&keys);
+                    assert!(par == seq, "{ctx}: bits differ");
+                    assert_eq!(par.insert_calls(), n as u64);
+                    let mut out = vec![false; queries.len()];
+                    par.par_contains_batch(&queries, &mut out).unwrap();
+                    assert_eq!(out, expected, "{ctx}");
+                    let mut hits = vec![false; n];
+                    par.par_contains_batch(&keys, &mut hits).unwrap();
+                    assert!(hits.iter().all(|&x| x), "{ctx}: false negative");
+                    if scheme.is_two_hash() {
+                        let hk: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                        let hq: Vec<u128> = queries.iter().map(|k| hash_key(k, seed)).collect();
+                        let mut byhash = empty.clone();
+                        byhash.par_insert_hash_batch(&hk).unwrap();
+                        assert!(byhash == seq, "{ctx}: pre-hashed bits differ");
+                        byhash.par_contains_hash_batch(&hq, &mut out).unwrap();
+                        assert_eq!(out, expected, "{ctx} pre-hashed");
+                    } else {
+                        let mut e = empty.clone();
+                        assert!(e.par_insert_hash_batch(&[1]).is_err());
+                    }
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn parallel_length_mismatch_is_an_error() {
+    let f = BloomFilter::with_fpr(100_000, 0.01).unwrap();
+    let keys = members(1, 100_000);
+    let mut out = vec![false; 99_999];
+    let e = pool(2).install(|| f.par_contains_batch(&keys, &mut out).unwrap_err());
+    assert!(e.to_string().contains("`out`"), "{e}");
+}
+
+/// A panicking key in a parallel insert leaves a usable filter (the bits
+/// are given back while unwinding).
+#[test]
+fn panic_in_a_key_leaves_a_usable_filter() {
+    struct Bomb(u64);
+    impl lesshash::Key for Bomb {
+        fn with_bytes<R>(&self, f: impl FnOnce(&[u8]) -> R) -> R {
+            assert!(self.0 != 77_777, "bomb");
+            f(&self.0.to_le_bytes())
+        }
+    }
+    let keys: Vec<Bomb> = (0..100_000).map(Bomb).collect();
+    let mut f = BloomFilter::builder()
+        .layout(Layout::Blocked)
+        .expected_items(100_000)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    let bits = f.num_bits();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool(2).install(|| f.par_insert_batch(&keys))
+    }));
+    assert!(r.is_err());
+    assert_eq!(f.num_bits(), bits);
+    // The bits are back (an empty placeholder would have no bytes).
+    assert_eq!(f.size_in_bytes() as u64 * 8, bits);
+    f.insert(&5u64);
+    assert!(f.contains(&5u64));
+}
