@@ -3,9 +3,9 @@
 //! `new_unverified`, and serde (the bytes as a CBOR byte string and as a JSON
 //! array of u8). Never a panic; when a loader accepts the bytes, the filter
 //! round-trips to the same bytes and every loader agrees.
-//!
-//! (A Parquet split-block bitset loader is not in the library yet; when it
-//! lands it joins this target.)
+//! The same bytes go into the Parquet loaders
+//! (`SplitBlockFilter::from_parquet_bitset`, `from_parquet_bytes`): `Ok`
+//! only for inputs they can represent, and then they round-trip.
 //!
 //! The seed corpus (fuzz/seeds/from_bytes) holds valid filters of every
 //! layout and scheme, so the mutations start from inputs that get past the
@@ -61,7 +61,32 @@ fn probe_keys() -> impl Iterator<Item = [u8; 8]> {
     (0u64..64).map(u64::to_le_bytes)
 }
 
+/// The Parquet split-block loaders: never a panic; an accepted input is
+/// the filter's own encoding, and bitset and header+bitset forms agree.
+fn parquet(data: &[u8]) {
+    use lesshash::parquet::{SplitBlockFilter, parse_parquet_header};
+    if let Ok(f) = SplitBlockFilter::from_parquet_bitset(data) {
+        assert_eq!(f.to_parquet_bitset(), data, "bitset does not round-trip");
+        assert_eq!(f.num_bytes(), data.len());
+        let whole = f.to_parquet_bytes().unwrap();
+        let g = SplitBlockFilter::from_parquet_bytes(&whole).unwrap();
+        assert!(g == f, "header + bitset form differs");
+        for key in probe_keys() {
+            assert_eq!(f.contains(&key[..]), g.contains(&key[..]));
+        }
+    }
+    let header = parse_parquet_header(data);
+    if let Ok(f) = SplitBlockFilter::from_parquet_bytes(data) {
+        let header = header.expect("from_parquet_bytes took a header parse rejects");
+        assert_eq!(header.header_len + f.num_bytes(), data.len());
+        // The header may be encoded differently (field order, varint
+        // widths); the bitset must be the input's.
+        assert_eq!(f.to_parquet_bitset(), &data[header.header_len..]);
+    }
+}
+
 fn run(data: &[u8]) {
+    parquet(data);
     let header = Header::parse(data);
     let loaded = BloomFilter::from_bytes(data);
     let streamed = BloomFilter::read_from(data);

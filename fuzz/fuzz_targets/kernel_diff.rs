@@ -7,11 +7,11 @@
 //! `estimate_batch`) against the single-key path, over batch lengths and
 //! chunkings chosen by the input (0, 1, odd remainders).
 //!
-//! The SIMD index kernels (scalar/wide/AVX2) are not in the library yet:
-//! the batch paths are where they will plug in, so this target compares
-//! them against the single-key oracle now and will cover the kernels
-//! through the same calls; a kernel-level case (indices and masks per lane
-//! against `reference_index`) belongs in `Case` when `src/kernel/` lands.
+//! The index kernels (`Kernel::Scalar`, the oracle; `Wide`; `Avx2` where
+//! the CPU has it) are compared directly (`Kernels`: flat indices and
+//! block positions over arbitrary hashes, geometries and batch lengths),
+//! and the filter-level batch cases run once per available kernel
+//! (`set_kernel`).
 
 #![no_main]
 
@@ -20,8 +20,9 @@ mod common;
 
 use arbitrary::Arbitrary;
 use lesshash::count_min::{next_prime, reference_columns};
+use lesshash::kernel::{BlockSpec, FlatSpec, Kernel};
 use lesshash::scheme::{for_each_index, reference_index, start_and_stride};
-use lesshash::{CountMinScheme, CountMinSketch, hash_key};
+use lesshash::{CountMinScheme, CountMinSketch, hash_key, set_kernel};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -45,6 +46,17 @@ enum Case {
         keys: Vec<Vec<u8>>,
         queries: Vec<Vec<u8>>,
         lanes: u8,
+    },
+    /// Every available kernel against the scalar kernel, bit for bit.
+    Kernels {
+        blocked: bool,
+        split: bool,
+        scheme: u8,
+        range: u64,
+        partitioned: bool,
+        blocks: u32,
+        k: u8,
+        hashes: Vec<u128>,
     },
     /// Count-Min batch calls against single calls.
     CountMinBatch {
@@ -129,7 +141,91 @@ fn filter_bits(params: common::Params, keys: Vec<Vec<u8>>) {
     assert_eq!(common::set_bits(&all), expected_all);
 }
 
+#[allow(clippy::too_many_arguments)]
+fn kernels(
+    blocked: bool,
+    split: bool,
+    scheme: u8,
+    range: u64,
+    partitioned: bool,
+    blocks: u32,
+    k: u8,
+    hashes: Vec<u128>,
+) {
+    let k = u32::from(k % 70);
+    let n = hashes.len();
+    if blocked {
+        let spec = match BlockSpec::new(u64::from(blocks), k, split) {
+            Ok(s) => s,
+            Err(e) => {
+                assert!(e.to_string().contains('`'), "{e}");
+                return;
+            }
+        };
+        let kk = k as usize;
+        let (mut b0, mut p0) = (vec![0u64; n], vec![0u32; n * kk]);
+        Kernel::Scalar
+            .block_positions(&spec, &hashes, &mut b0, &mut p0)
+            .unwrap();
+        assert!(b0.iter().all(|&b| b < u64::from(blocks)));
+        assert!(p0.iter().all(|&p| p < 512));
+        for kernel in Kernel::available() {
+            let (mut b, mut p) = (vec![u64::MAX; n], vec![u32::MAX; n * kk]);
+            kernel
+                .block_positions(&spec, &hashes, &mut b, &mut p)
+                .unwrap();
+            assert_eq!(b, b0, "{kernel:?} blocks differ from scalar");
+            assert_eq!(p, p0, "{kernel:?} positions differ from scalar");
+            let mut short = vec![0u32; (n * kk).saturating_sub(1)];
+            if n > 0 {
+                assert!(
+                    kernel
+                        .block_positions(&spec, &hashes, &mut b, &mut short)
+                        .is_err()
+                );
+            }
+        }
+    } else {
+        let scheme = common::scheme(scheme);
+        let range = range % (lesshash::params::MAX_BITS + 1);
+        let stride = if partitioned { range } else { 0 };
+        let spec = match FlatSpec::new(scheme, range, stride, k) {
+            Ok(s) => s,
+            Err(e) => {
+                assert!(e.to_string().contains('`'), "{e}");
+                return;
+            }
+        };
+        // The scalar kernel against the scheme's oracle, probe-major.
+        let mut o0 = vec![0u64; n * k as usize];
+        Kernel::Scalar
+            .flat_indices(&spec, &hashes, &mut o0)
+            .unwrap();
+        for (j, &h) in hashes.iter().enumerate() {
+            let (a, b) = start_and_stride(h, range);
+            for i in 0..k {
+                let expect = u64::from(i) * stride + reference_index(scheme, a, b, i, range);
+                assert_eq!(o0[i as usize * n + j], expect, "scalar kernel vs oracle");
+            }
+        }
+        for kernel in Kernel::available() {
+            let mut o = vec![u64::MAX; n * k as usize];
+            kernel.flat_indices(&spec, &hashes, &mut o).unwrap();
+            assert_eq!(o, o0, "{kernel:?} flat indices differ from scalar");
+        }
+    }
+}
+
 fn batch(params: common::Params, keys: Vec<Vec<u8>>, queries: Vec<Vec<u8>>, lanes: u8) {
+    // The filter batch paths once per kernel, then back to the default.
+    for kernel in Kernel::available() {
+        set_kernel(kernel).unwrap();
+        batch_with_kernel(params, &keys, &queries, lanes);
+    }
+    set_kernel(lesshash::kernel::best_available()).unwrap();
+}
+
+fn batch_with_kernel(params: common::Params, keys: &[Vec<u8>], queries: &[Vec<u8>], lanes: u8) {
     let Some(empty) = params.build() else { return };
     let lanes = 1 + usize::from(lanes % 17);
     let seed = empty.seed();
@@ -137,11 +233,11 @@ fn batch(params: common::Params, keys: Vec<Vec<u8>>, queries: Vec<Vec<u8>>, lane
 
     // Inserts: one call per key is the oracle.
     let mut single = empty.clone();
-    for key in &keys {
+    for key in keys {
         single.insert(key);
     }
     let mut whole = empty.clone();
-    whole.insert_batch(&keys);
+    whole.insert_batch(keys);
     assert!(whole == single, "insert_batch differs from single inserts");
     assert_eq!(whole.insert_calls(), single.insert_calls());
     let mut chunked = empty.clone();
@@ -165,7 +261,7 @@ fn batch(params: common::Params, keys: Vec<Vec<u8>>, queries: Vec<Vec<u8>>, lane
 
     // Queries over members and other keys, empty and one-key batches too.
     let filter = single;
-    let all: Vec<&Vec<u8>> = keys.iter().chain(&queries).collect();
+    let all: Vec<&Vec<u8>> = keys.iter().chain(queries).collect();
     let expect: Vec<bool> = all.iter().map(|k| filter.contains(*k)).collect();
     assert!(
         expect[..keys.len()].iter().all(|&hit| hit),
@@ -308,6 +404,25 @@ fuzz_target!(|case: Case| match case {
         k,
     } => indices(scheme, hash, range, k),
     Case::FilterBits { params, keys } => filter_bits(params, keys),
+    Case::Kernels {
+        blocked,
+        split,
+        scheme,
+        range,
+        partitioned,
+        blocks,
+        k,
+        hashes,
+    } => kernels(
+        blocked,
+        split,
+        scheme,
+        range,
+        partitioned,
+        blocks,
+        k,
+        hashes
+    ),
     Case::Batch {
         params,
         keys,

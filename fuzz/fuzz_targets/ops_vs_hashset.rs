@@ -3,10 +3,9 @@
 //! atomic, parallel through the atomic filter, serialized and loaded,
 //! viewed, serde) answers the same.
 //!
-//! The library has no `par_*` batch methods yet; its parallel path is
-//! `AtomicBloomFilter` shared by threads, which `ParallelInsert` drives as
-//! 2 to 4 jobs on a 4-thread pool. When `par_insert_batch` and
-//! `par_contains_batch` land, they belong in the same op.
+//! `ParallelInsert` drives both parallel paths: `AtomicBloomFilter` shared
+//! by 2 to 4 jobs on a 4-thread pool, and `par_insert_batch` /
+//! `par_contains_batch` (and their pre-hashed forms) on rayon's pool.
 
 #![no_main]
 
@@ -193,6 +192,7 @@ fn run(input: Input) {
                 }
             }
             Op::ParallelInsert { keys, threads } => {
+                let before_par = filter.clone();
                 let mut plain = filter.clone();
                 plain.insert_batch(&keys);
                 let threads = 2 + usize::from(threads % 3);
@@ -222,6 +222,26 @@ fn run(input: Input) {
                     filter == plain,
                     "parallel inserts differ from plain inserts"
                 );
+                // The rayon batch methods: the same bits, the same answers.
+                let mut par = before_par;
+                par.par_insert_batch(&keys);
+                assert!(par == filter, "par_insert_batch differs from inserts");
+                let mut out = vec![false; keys.len()];
+                par.par_contains_batch(&keys, &mut out).unwrap();
+                assert!(
+                    out.iter().all(|&hit| hit),
+                    "par_contains_batch false negative"
+                );
+                if two_hash {
+                    let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                    let mut par_hashed = same_params(&filter);
+                    par_hashed.par_insert_hash_batch(&hashes).unwrap();
+                    let mut plain_hashed = same_params(&filter);
+                    plain_hashed.insert_batch(&keys);
+                    assert!(par_hashed == plain_hashed, "par_insert_hash_batch differs");
+                    par.par_contains_hash_batch(&hashes, &mut out).unwrap();
+                    assert!(out.iter().all(|&hit| hit));
+                }
                 model.extend(keys);
             }
             Op::InsertAtomic(keys) => {
