@@ -158,7 +158,9 @@ fn occupancy_all_set_probability(m: f64, t: f64, j: u32) -> f64 {
         return occupancy_cover(t, j);
     }
     let mean = t * q;
-    let s_max = (mean + 40.0 * mean.sqrt() + 60.0).min(t);
+    // The mass that matters is at s >= j (fewer probes cannot cover j
+    // bits), so the window must reach past j even when the mean is tiny.
+    let s_max = (mean + 40.0 * mean.sqrt() + 60.0 + f64::from(j)).min(t);
     let ln_ratio = (q / (1.0 - q)).ln();
     // pmf(0) may underflow when the mean is large; work in logs until it is
     // representable.
@@ -520,6 +522,24 @@ mod tests {
         }
         let at_max = classic_fpr_exact(m, n, MAX_HASHES);
         assert!(at_max >= bloom_fpr(m, n, MAX_HASHES) && at_max > 0.0);
+    }
+
+    #[test]
+    fn exact_at_tiny_fill_and_large_k_is_not_truncated() {
+        // Found by the builder_params fuzz target: with ~0.002 expected
+        // probes per bit group, the occupancy window stopped at s ~ 62, below
+        // j = 63, so the j = 63 term (the dominant one) was dropped and the
+        // "exact" rate fell below Bloom's lower bound.
+        for (m, n) in [(1u64 << 46, 1u64 << 25), (1 << 40, 1000), (1 << 30, 1)] {
+            for k in 1..=MAX_HASHES {
+                let exact = classic_fpr_exact(m, n, k);
+                let bloom = bloom_fpr(m, n, k);
+                assert!(
+                    exact >= bloom * (1.0 - 1e-6),
+                    "m = {m}, n = {n}, k = {k}: exact {exact:e} < bloom {bloom:e}"
+                );
+            }
+        }
     }
 
     #[test]
