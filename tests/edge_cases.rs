@@ -435,6 +435,23 @@ fn fuzz_builder_params_tiny_fpr_window() {
     }
 }
 
+/// `classic_fpr_exact(2^46, 2^25, 63)` fell below Bloom's lower bound
+/// (5.1e-286 < 1.2e-285): at ~0.002 expected probes per group of j bits the
+/// occupancy sum stopped at s ~ 62 < j = 63 and dropped the dominant term.
+/// Found by CI's 30-s `builder_params` run; the window now reaches past j.
+#[test]
+fn fuzz_builder_params_exact_at_tiny_fill() {
+    let (m, n) = (1u64 << 46, 1u64 << 25);
+    for k in [1, 8, 32, 60, 61, 63, MAX_HASHES] {
+        let exact = classic_fpr_exact(m, n, k);
+        let bloom = bloom_fpr(m, n, k);
+        assert!(
+            exact >= bloom * (1.0 - 1e-6) && exact <= 1.0,
+            "k = {k}: exact {exact:e}, bloom {bloom:e}"
+        );
+    }
+}
+
 /// Classic sizing at tiny p evaluated the O(k^2) exact rate ~80 times for
 /// each of up to 40 candidate k: the fuzzer's slowest inputs (seconds). Now
 /// the k is picked by the asymptotic rate and sized exactly around it
