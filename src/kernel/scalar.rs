@@ -118,20 +118,6 @@ pub fn block_mask(h2: u64, k: u32, split: bool) -> [u64; WORDS] {
     mask
 }
 
-/// Whether every bit of `mask` is set in `block`.
-#[inline]
-pub fn block_contains(block: &[u64; WORDS], mask: &[u64; WORDS]) -> bool {
-    block.iter().zip(mask).all(|(b, m)| b & m == *m)
-}
-
-/// Sets the bits of `mask` in `block`.
-#[inline]
-pub fn block_insert(block: &mut [u64; WORDS], mask: &[u64; WORDS]) {
-    for (b, m) in block.iter_mut().zip(mask) {
-        *b |= m;
-    }
-}
-
 /// Copies the first `dst.len()` lanes of a vector's array into `dst`: a
 /// fixed-size copy (one vector store) for a whole vector, a loop for the
 /// partial last one (a variable-length `copy_from_slice` is a `memmove`
