@@ -256,11 +256,18 @@ fn degenerate_rate(m: u64, n: u64, k: u32) -> Option<f64> {
 /// of a 1% target. s = 2 for plain double hashing on the classic layout (a
 /// progression read backwards is the same set), 1 otherwise.
 pub fn pair_collision_rate(range: u64, n: u64, sets_per_pair: f64) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
     if range < 2 {
-        return if n == 0 { 0.0 } else { 1.0 };
+        return 1.0;
     }
     let r = range as f64;
-    let q = (sets_per_pair / (r * (r - 1.0))).min(1.0);
+    // max/min rather than clamp: a NaN `sets_per_pair` counts as 0.
+    let q = (sets_per_pair / (r * (r - 1.0))).max(0.0).min(1.0);
+    if q == 1.0 {
+        return 1.0;
+    }
     -(n as f64 * (-q).ln_1p()).exp_m1()
 }
 
@@ -538,6 +545,21 @@ mod tests {
                     exact >= bloom * (1.0 - 1e-6),
                     "m = {m}, n = {n}, k = {k}: exact {exact:e} < bloom {bloom:e}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn pair_collision_rate_is_total() {
+        // Found by builder_params: r = 2 makes q = 1, and n = 0 times
+        // ln(0) = -inf was NaN.
+        assert_eq!(pair_collision_rate(2, 0, 2.0), 0.0);
+        assert_eq!(pair_collision_rate(2, 5, 2.0), 1.0);
+        assert_eq!(pair_collision_rate(0, 5, 1.0), 1.0);
+        for (r, n, s) in [(2, 1, 1.0), (3, 7, 2.0), (1 << 40, u64::MAX, 2.0)] {
+            for s in [s, -1.0, f64::NAN, f64::INFINITY] {
+                let p = pair_collision_rate(r, n, s);
+                assert!((0.0..=1.0).contains(&p), "({r}, {n}, {s}) = {p}");
             }
         }
     }

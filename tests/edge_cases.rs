@@ -452,6 +452,16 @@ fn fuzz_builder_params_exact_at_tiny_fill() {
     }
 }
 
+/// `pair_collision_rate(2, 0, 2.0)` was NaN: a probe range of 2 makes the
+/// per-member collision chance 1, and `0 * ln(0)` is NaN. Found by a local
+/// 300-s `builder_params` run (`crash-2db9233f…`, m = 2, n = 0).
+#[test]
+fn fuzz_builder_params_pair_collision_range_two() {
+    assert_eq!(pair_collision_rate(2, 0, 2.0), 0.0);
+    assert_eq!(pair_collision_rate(2, 1, 2.0), 1.0);
+    assert_eq!(pair_collision_rate(3, 0, 1.0), 0.0);
+}
+
 /// Classic sizing at tiny p evaluated the O(k^2) exact rate ~80 times for
 /// each of up to 40 candidate k: the fuzzer's slowest inputs (seconds). Now
 /// the k is picked by the asymptotic rate and sized exactly around it
