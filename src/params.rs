@@ -263,8 +263,9 @@ pub fn pair_collision_rate(range: u64, n: u64, sets_per_pair: f64) -> f64 {
         return 1.0;
     }
     let r = range as f64;
-    // max/min rather than clamp: a NaN `sets_per_pair` counts as 0.
-    let q = (sets_per_pair / (r * (r - 1.0))).max(0.0).min(1.0);
+    let q = sets_per_pair / (r * (r - 1.0));
+    // A NaN or negative pairs count counts as 0 (clamp would keep NaN).
+    let q = if q > 0.0 { q.min(1.0) } else { 0.0 };
     if q == 1.0 {
         return 1.0;
     }
