@@ -9,19 +9,19 @@
 //!
 //! Peers and their hashing:
 //! * `lesshash-<layout>`: XXH3-128 of the key's bytes, the crate default
-//!   scheme (enhanced double hashing); `classic`, plus `blocked` and
-//!   `split-block` when the crate has those layouts;
+//!   scheme (enhanced double hashing); `classic`, `blocked` and
+//!   `split-block` (the blocked ones with single-key calls here, like every
+//!   peer; their batch paths are in the `blocked` group);
 //! * `fastbloom-sip`: fastbloom 0.17 with its default hasher (SipHash-1-3);
 //! * `fastbloom-foldhash`: fastbloom with foldhash's fast hasher (fair
 //!   against a fast hash);
 //! * `sbbf-rs-safe`: 256-bit split blocks (Parquet's SBBF), hashed with
 //!   XXH3-64 of the key's bytes, sized by Parquet's rule
 //!   `bits/key = -8 / ln(1 - p^(1/8))` rounded up (it takes whole bits/key);
-//! * `bloomfilter`: bloomfilter 3 (SipHash-1-3, two hashes, k probes).
-//!
-//! parquet's `Sbbf` is left out: parquet 60.1 with default features off
-//! took 52 s to build from scratch here, too much to add to every CI run
-//! (dev-dependencies are built by `cargo test`).
+//! * `bloomfilter`: bloomfilter 3 (SipHash-1-3, two hashes, k probes);
+//! * `parquet-sbbf`: parquet 60's `Sbbf` (256-bit split blocks, XXH64 of
+//!   the key's bytes, Parquet's sizing rounded up to a power of two bytes);
+//!   parquet is a dev-dependency anyway for `tests/parquet.rs`.
 //!
 //! Benchmark ids: `<peer>/<op>/<key>/p=<fpr>`.
 
@@ -113,6 +113,25 @@ impl<K: Key + ?Sized> Peer<K> for Sbbf {
     }
     fn bits(&self) -> u64 {
         self.0.as_bytes().len() as u64 * 8
+    }
+}
+
+/// parquet's `Sbbf` (the Parquet format's reference Rust implementation):
+/// 256-bit split blocks, XXH64 of the key's bytes, sized by Parquet's rule
+/// and rounded up to a power of two bytes.
+struct ParquetSbbf(parquet::bloom_filter::Sbbf);
+
+impl<K: Key + ?Sized> Peer<K> for ParquetSbbf {
+    #[inline]
+    fn insert(&mut self, key: &K) {
+        key.with_bytes(|b| self.0.insert(b));
+    }
+    #[inline]
+    fn contains(&self, key: &K) -> bool {
+        key.with_bytes(|b| self.0.check(b))
+    }
+    fn bits(&self) -> u64 {
+        self.0.num_blocks() as u64 * 256
     }
 }
 
@@ -232,13 +251,7 @@ fn peers_for<KK: KeyKind>(g: &mut BenchmarkGroup<'_, WallTime>, p: f64)
 where
     KK::Borrowed: Hash,
 {
-    // The blocked layouts are picked up by name once the crate has them.
-    let mut layouts: Vec<Layout> = ["classic", "blocked", "split-block", "split_block"]
-        .into_iter()
-        .filter_map(Layout::from_name)
-        .collect();
-    layouts.dedup();
-    for layout in layouts {
+    for layout in [Layout::Classic, Layout::Blocked, Layout::SplitBlock] {
         bench_peer::<KK, _>(g, &format!("lesshash-{}", layout.name()), p, || {
             lesshash(layout, p)
         });
@@ -252,6 +265,11 @@ where
             .expected_items(N as usize)
     });
     bench_peer::<KK, _>(g, "sbbf-rs-safe", p, || sbbf(p));
+    bench_peer::<KK, _>(g, "parquet-sbbf", p, || {
+        ParquetSbbf(
+            parquet::bloom_filter::Sbbf::new_with_ndv_fpp(N, p).expect("valid Sbbf geometry"),
+        )
+    });
     bench_peer::<KK, _>(g, "bloomfilter", p, || {
         bloomfilter::Bloom::<KK::Borrowed>::new_for_fp_rate_with_seed(
             N as usize,
