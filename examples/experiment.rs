@@ -182,15 +182,7 @@ fn main() -> Res<()> {
             args.command,
             experiment::markdown_table(&report.rows)
         );
-        for s in &report.skipped {
-            md.push_str(&format!(
-                "\nSkipped {} at c = {}, n = {}: {}\n",
-                s.variant.label(),
-                s.bits_per_key,
-                s.items,
-                s.reason
-            ));
-        }
+        md.push_str(&experiment::skipped_markdown(&report.skipped));
         write(path, &md)?;
     }
     if let Some(dir) = &args.plot {

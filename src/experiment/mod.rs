@@ -757,6 +757,22 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>, Error> {
     Ok(rows)
 }
 
+/// One Markdown line per skipped point, saying why it was skipped.
+pub fn skipped_markdown(skipped: &[Skipped]) -> String {
+    skipped
+        .iter()
+        .map(|s| {
+            format!(
+                "\nSkipped {} at c = {}, n = {}: {}\n",
+                s.variant.label(),
+                s.bits_per_key,
+                s.items,
+                s.reason
+            )
+        })
+        .collect()
+}
+
 /// The full table in Markdown: one line per row, rates relative to p.
 pub fn markdown_table(rows: &[Row]) -> String {
     let mut s = String::from(

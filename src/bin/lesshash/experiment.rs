@@ -194,15 +194,7 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
                 .collect::<String>(),
             experiment::markdown_table(&report.rows)
         );
-        for s in &report.skipped {
-            md.push_str(&format!(
-                "\nSkipped {} at c = {}, n = {}: {}\n",
-                s.variant.label(),
-                s.bits_per_key,
-                s.items,
-                s.reason
-            ));
-        }
+        md.push_str(&experiment::skipped_markdown(&report.skipped));
         write_atomic(path, md.as_bytes())?;
     }
     if let Some(dir) = &args.plot {
