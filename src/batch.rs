@@ -342,18 +342,6 @@ pub fn bitmap_words(n: usize) -> usize {
     n.div_ceil(64)
 }
 
-fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            name,
-            expected,
-            got,
-        })
-    }
-}
-
 /// Batch inserts and queries; see the [module docs](crate::batch) for the
 /// pipeline and the prefetch window.
 impl BloomFilter {
@@ -380,7 +368,7 @@ impl BloomFilter {
     /// [`Error::LengthMismatch`] naming `out` if `out` and `keys` differ in
     /// length.
     pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<(), Error> {
-        check_len("out", keys.len(), out.len())?;
+        Error::check_len("out", keys.len(), out.len())?;
         self.contains_keys_with(keys, |i, hit| out[i] = hit);
         Ok(())
     }
@@ -405,7 +393,7 @@ impl BloomFilter {
         keys: &[K],
         out: &mut [u64],
     ) -> Result<(), Error> {
-        check_len("out", bitmap_words(keys.len()), out.len())?;
+        Error::check_len("out", bitmap_words(keys.len()), out.len())?;
         out.fill(0);
         self.contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
         Ok(())
@@ -452,7 +440,7 @@ impl BloomFilter {
     /// [`Error::LengthMismatch`] naming `out`.
     pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
         let plan = self.prehashed_plan()?;
-        check_len("out", hashes.len(), out.len())?;
+        Error::check_len("out", hashes.len(), out.len())?;
         contains_pipeline(
             &plan,
             self.words(),

@@ -182,6 +182,20 @@ pub enum Error {
 }
 
 impl Error {
+    /// `Ok` if slice `name` has the `expected` length, else
+    /// [`Error::LengthMismatch`].
+    pub(crate) fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Self> {
+        if expected == got {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch {
+                name,
+                expected,
+                got,
+            })
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidParameter {

@@ -751,7 +751,7 @@ impl SplitBlockFilter {
         values: &[V],
         out: &mut [bool],
     ) -> Result<(), Error> {
-        check_len(values.len(), out.len())?;
+        Error::check_len("out", values.len(), out.len())?;
         for (v, slot) in values.iter().zip(out) {
             *slot = self.contains_hash_simd(hash(v));
         }
@@ -764,7 +764,7 @@ impl SplitBlockFilter {
     /// # Errors
     /// [`Error::LengthMismatch`] (`out`) if the lengths differ.
     pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) -> Result<(), Error> {
-        check_len(hashes.len(), out.len())?;
+        Error::check_len("out", hashes.len(), out.len())?;
         for (&h, slot) in hashes.iter().zip(out) {
             *slot = self.contains_hash_simd(h);
         }
@@ -847,18 +847,6 @@ fn check_rate(p: f64, name: &'static str) -> Result<(), Error> {
             name,
             format!("must be strictly between 0 and 1, got {p}"),
         ))
-    }
-}
-
-fn check_len(expected: usize, got: usize) -> Result<(), Error> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            name: "out",
-            expected,
-            got,
-        })
     }
 }
 

@@ -124,9 +124,9 @@ impl Kernel {
         positions_out: &mut [u32],
     ) -> Result<(), Error> {
         self.check_available()?;
-        check_len("blocks_out", hashes.len(), blocks_out.len())?;
+        Error::check_len("blocks_out", hashes.len(), blocks_out.len())?;
         let expected = hashes.len().checked_mul(spec.k as usize);
-        check_len(
+        Error::check_len(
             "positions_out",
             expected.unwrap_or(usize::MAX),
             positions_out.len(),
@@ -150,7 +150,7 @@ impl Kernel {
     ) -> Result<(), Error> {
         self.check_available()?;
         let expected = hashes.len().checked_mul(spec.k as usize);
-        check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
+        Error::check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
         self.flat_indices_unchecked(spec, hashes, out);
         Ok(())
     }
@@ -199,18 +199,6 @@ impl Kernel {
             #[cfg(not(target_arch = "x86_64"))]
             Kernel::Avx2 => scalar::flat_indices(spec, hashes, out),
         }
-    }
-}
-
-fn check_len(name: &'static str, expected: usize, got: usize) -> Result<(), Error> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::LengthMismatch {
-            name,
-            expected,
-            got,
-        })
     }
 }
 

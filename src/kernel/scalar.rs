@@ -36,16 +36,7 @@ pub const SALTS: [u32; 64] = make_salts();
 
 const fn make_salts() -> [u32; 64] {
     let mut s = [0u32; 64];
-    let parquet = [
-        0x47b6_137b,
-        0x4497_4d91,
-        0x8824_ad5b,
-        0xa2b7_289d,
-        0x7054_95c7,
-        0x2df1_424b,
-        0x9efc_4947,
-        0x5c6b_fb31,
-    ];
+    let parquet = crate::parquet::SALT;
     let mut i = 0;
     while i < 8 {
         s[i] = parquet[i];
