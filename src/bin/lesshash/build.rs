@@ -88,16 +88,17 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     };
     let bar = crate::progress(quiet, args.input.len(), "build");
     let spec = args.input.key_spec();
-    let (filter, keys, skipped) = if threads <= 1 {
-        insert_sequential(filter, reader, spec, &bar)
+    let pool = if threads <= 1 {
+        None
     } else {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .context("cannot start the insert threads")?;
-        insert_parallel(filter, reader, spec, &bar, &pool)
-    }
-    .with_context(|| format!("cannot read input {name}"))?;
+        Some(pool)
+    };
+    let (filter, keys, skipped) = insert_all(filter, reader, spec, &bar, pool.as_ref())
+        .with_context(|| format!("cannot read input {name}"))?;
     bar.finish_and_clear();
 
     filter
@@ -141,38 +142,24 @@ fn keys_of<'a>(chunk: &'a [u8], spec: KeySpec, keys: &mut Vec<&'a [u8]>) -> u64 
 
 type Built = (BloomFilter, u64, u64);
 
-fn insert_sequential(
+/// Inserts every key of the input, chunk by chunk: with the batch path, or
+/// the parallel one when a pool is given (bit-identical results).
+fn insert_all(
     mut filter: BloomFilter,
     reader: Box<dyn Read>,
     spec: KeySpec,
     bar: &indicatif::ProgressBar,
+    pool: Option<&rayon::ThreadPool>,
 ) -> std::io::Result<Built> {
     let mut chunks = Chunks::new(reader);
     let (mut n, mut skipped) = (0u64, 0u64);
     while let Some(chunk) = chunks.next_chunk()? {
         let mut keys = Vec::with_capacity(chunk.len() / 8);
         skipped += keys_of(chunk, spec, &mut keys);
-        filter.insert_batch(&keys);
-        n += keys.len() as u64;
-        bar.inc(chunk.len() as u64);
-    }
-    Ok((filter, n, skipped))
-}
-
-fn insert_parallel(
-    mut filter: BloomFilter,
-    reader: Box<dyn Read>,
-    spec: KeySpec,
-    bar: &indicatif::ProgressBar,
-    pool: &rayon::ThreadPool,
-) -> std::io::Result<Built> {
-    let mut chunks = Chunks::new(reader);
-    let (mut n, mut skipped) = (0u64, 0u64);
-    while let Some(chunk) = chunks.next_chunk()? {
-        let mut keys = Vec::with_capacity(chunk.len() / 8);
-        skipped += keys_of(chunk, spec, &mut keys);
-        // The library's parallel path: bit-identical to insert_batch.
-        pool.install(|| filter.par_insert_batch(&keys));
+        match pool {
+            Some(pool) => pool.install(|| filter.par_insert_batch(&keys)),
+            None => filter.insert_batch(&keys),
+        }
         n += keys.len() as u64;
         bar.inc(chunk.len() as u64);
     }
