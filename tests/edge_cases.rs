@@ -462,6 +462,26 @@ fn fuzz_builder_params_pair_collision_range_two() {
     assert_eq!(pair_collision_rate(3, 0, 1.0), 0.0);
 }
 
+/// Blocked layouts given a huge m for few keys (2^46 - 1 bits, 3855 keys):
+/// the ideal k, about 1.3e10, saturated the u32 cast and `+ 1` overflowed
+/// (a panic in the fuzz build, k wrapped to 1 in release). Found by
+/// `builder_params` (`crash-1e15483f…`).
+#[test]
+fn fuzz_builder_params_blocked_k_at_huge_bits_per_key() {
+    for layout in [Layout::Blocked, Layout::SplitBlock] {
+        let (m, k) = builder(layout, Scheme::DoubleHashing)
+            .expected_items(3855)
+            .bits(70_368_744_177_663)
+            .geometry()
+            .unwrap();
+        assert!(
+            m <= MAX_BITS && (1..=MAX_HASHES).contains(&k),
+            "{layout:?}: m = {m}, k = {k}"
+        );
+        assert!(k > 1, "{layout:?}: k = {k} at ~1.8e10 bits per key");
+    }
+}
+
 /// Classic sizing at tiny p evaluated the O(k^2) exact rate ~80 times for
 /// each of up to 40 candidate k: the fuzzer's slowest inputs (seconds). Now
 /// the k is picked by the asymptotic rate and sized exactly around it

@@ -95,7 +95,8 @@ pub(crate) fn optimal_hashes(split: bool, m: u64, n: u64) -> u32 {
         return 1;
     }
     let ideal = m as f64 / n as f64 * std::f64::consts::LN_2;
-    let hi = (ideal.ceil() as u32 + 1).clamp(1, MAX_HASHES);
+    // Clamped as f64: at huge m/n the u32 cast saturates and `+ 1` overflowed.
+    let hi = (ideal.ceil() + 1.0).clamp(1.0, f64::from(MAX_HASHES)) as u32;
     let lo = (hi / 2).max(1);
     let (mut best_k, mut best_p) = (0, f64::INFINITY);
     for k in lo..=hi {
