@@ -945,8 +945,48 @@ fn golden_files_load_and_answer_as_recorded() {
             "{} view",
             g.name
         );
+        // Every query path answers as recorded: batch (each kernel is
+        // compared with the scalar one in tests/kernels.rs), atomic, and
+        // parallel.
+        let keys: Vec<String> = (0..(4 * g.n).max(64)).map(|i| format!("key-{i}")).collect();
+        let to_string = |v: &[bool]| {
+            v.iter()
+                .map(|&b| if b { '1' } else { '0' })
+                .collect::<String>()
+        };
+        let mut batch = vec![false; keys.len()];
+        f.contains_batch(&keys, &mut batch).unwrap();
+        assert_eq!(to_string(&batch), recorded.trim(), "{} batch", g.name);
+        let atomic = f.clone().into_atomic();
+        assert_eq!(
+            answers_string(|k| atomic.contains(k), g.n),
+            recorded.trim(),
+            "{} atomic",
+            g.name
+        );
+        #[cfg(feature = "rayon")]
+        {
+            let mut par = vec![false; keys.len()];
+            f.par_contains_batch(&keys, &mut par).unwrap();
+            assert_eq!(to_string(&par), recorded.trim(), "{} par", g.name);
+        }
         // Building the same filter today gives the same bytes: hashing,
-        // probing and encoding are all unchanged.
+        // probing and encoding are all unchanged, on the single-key and on
+        // the batch insert path.
+        let mut batch_built = BloomFilter::builder()
+            .layout(g.layout)
+            .scheme(g.scheme)
+            .bits(g.m)
+            .hashes(g.k)
+            .seed(g.seed)
+            .build()
+            .unwrap();
+        batch_built.insert_batch(&keys[..g.n as usize]);
+        assert!(
+            batch_built.to_bytes() == bin,
+            "{}: batch insert differs",
+            g.name
+        );
         let today = filter(g.layout, g.scheme, g.m, g.k, g.n, g.seed);
         assert!(
             today.to_bytes() == bin,
