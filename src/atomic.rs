@@ -23,7 +23,7 @@ use std::mem::{ManuallyDrop, align_of, size_of};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::Error;
-use crate::bits::{BitArray, Block};
+use crate::bits::{BitArray, Block, Words, WordsMut};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
@@ -38,6 +38,42 @@ struct AtomicBlock([AtomicU64; 8]);
 const _: () = assert!(size_of::<AtomicBlock>() == size_of::<Block>());
 const _: () = assert!(align_of::<AtomicBlock>() == align_of::<Block>());
 const _: () = assert!(size_of::<AtomicU64>() == size_of::<u64>());
+
+/// The atomic words as probe storage: relaxed loads, relaxed `fetch_or`.
+/// Setting bits is an OR, commutative and idempotent, so concurrent
+/// inserts give the bits of the sequential ones whatever the interleaving.
+#[derive(Clone, Copy)]
+pub(crate) struct Shared<'a>(&'a [AtomicBlock]);
+
+impl Words for Shared<'_> {
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        self.0[i / 8].0[i % 8].load(Relaxed)
+    }
+
+    #[inline(always)]
+    fn line(&self, b: usize) -> [u64; 8] {
+        let line = &self.0[b].0;
+        std::array::from_fn(|w| line[w].load(Relaxed))
+    }
+}
+
+impl WordsMut for Shared<'_> {
+    #[inline(always)]
+    fn or(&mut self, i: usize, mask: u64) {
+        self.0[i / 8].0[i % 8].fetch_or(mask, Relaxed);
+    }
+
+    #[inline(always)]
+    fn or_line(&mut self, b: usize, mask: [u64; 8]) {
+        // Only the words the key touches: a locked OR of zero is not free.
+        for (w, m) in self.0[b].0.iter().zip(mask) {
+            if m != 0 {
+                w.fetch_or(m, Relaxed);
+            }
+        }
+    }
+}
 
 /// A Bloom filter whose inserts go through `&self`, for sharing between
 /// threads (by reference or `Arc`).
@@ -126,27 +162,18 @@ impl AtomicBloomFilter {
         Ok(filter)
     }
 
-    /// Sets the bits of `mask` in word `w` (the parallel batch path).
+    /// The words, for the layout's probe: reads are relaxed loads and
+    /// writes relaxed `fetch_or`s (the parallel batch path sets bits
+    /// through this).
     #[inline(always)]
-    #[cfg(feature = "rayon")]
-    pub(crate) fn fetch_or_word(&self, w: usize, mask: u64) {
-        self.word(w).fetch_or(mask, Relaxed);
-    }
-
-    #[inline(always)]
-    fn word(&self, w: usize) -> &AtomicU64 {
-        &self.blocks[w / 8].0[w % 8]
+    pub(crate) fn shared(&self) -> Shared<'_> {
+        Shared(&self.blocks)
     }
 
     /// Inserts a key, from any thread.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) {
-        key.with_bytes(|bytes| {
-            self.geometry.for_each_probe(bytes, |w, mask| {
-                self.word(w).fetch_or(mask, Relaxed);
-                true
-            })
-        });
+        key.with_bytes(|bytes| self.geometry.insert(&mut Shared(&self.blocks), bytes));
         self.insert_calls.fetch_add(1, Relaxed);
     }
 
@@ -154,12 +181,7 @@ impl AtomicBloomFilter {
     /// docs for what concurrent inserts it sees).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        // `== mask`: blocked layouts give several bits per word; all must
-        // be set (for single-bit masks it is the same as `!= 0`).
-        key.with_bytes(|bytes| {
-            self.geometry
-                .for_each_probe(bytes, |w, mask| self.word(w).load(Relaxed) & mask == mask)
-        })
+        key.with_bytes(|bytes| self.geometry.contains(&Shared(&self.blocks), bytes))
     }
 
     /// Inserts a key by its 128-bit hash (see [`BloomFilter::insert_hash`]).
@@ -169,10 +191,7 @@ impl AtomicBloomFilter {
     #[inline]
     pub fn insert_hash(&self, hash: u128) -> Result<(), Error> {
         self.check_prehashed()?;
-        self.geometry.for_each_probe_hashed(hash, |w, mask| {
-            self.word(w).fetch_or(mask, Relaxed);
-            true
-        });
+        self.geometry.insert_hash(&mut Shared(&self.blocks), hash);
         self.insert_calls.fetch_add(1, Relaxed);
         Ok(())
     }
@@ -184,9 +203,7 @@ impl AtomicBloomFilter {
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
         self.check_prehashed()?;
-        Ok(self
-            .geometry
-            .for_each_probe_hashed(hash, |w, mask| self.word(w).load(Relaxed) & mask == mask))
+        Ok(self.geometry.contains_hash(&Shared(&self.blocks), hash))
     }
 
     fn check_prehashed(&self) -> Result<(), Error> {

@@ -30,10 +30,13 @@
 use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use crate::Error;
+use crate::bits::{Words, WordsMut};
 use crate::filter::BloomFilter;
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Probe};
 use crate::hash::{Key, hash128};
-use crate::kernel::{self, BlockSpec, FlatSpec, Kernel};
+use crate::kernel::{self, FlatSpec, Kernel};
+use crate::layout::blocked::Blocks;
+use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
@@ -85,10 +88,15 @@ fn should_prefetch(bytes: usize) -> bool {
     }
 }
 
-/// What the kernel computes for a geometry; `None` for `Independent`.
+/// What a batch computes per chunk for a geometry; `None` for
+/// `Independent`, which has no 128-bit hash to share.
 #[derive(Clone, Copy)]
 pub(crate) enum Plan {
-    Blocked(BlockSpec),
+    /// Blocked layouts: the block of each key, then the layout's probe over
+    /// that one cache line.
+    Blocks(Blocks),
+    /// Flat layouts: the k bit indices of each key from the SIMD kernel
+    /// (needed in memory anyway: each is a cache line to prefetch).
     Flat(FlatSpec),
 }
 
@@ -97,59 +105,40 @@ impl Plan {
         if !g.scheme.is_two_hash() {
             return None;
         }
-        Some(if g.layout.is_blocked() {
-            Plan::Blocked(BlockSpec {
-                blocks: g.range,
-                k: g.num_hashes,
-                split: g.split(),
-            })
-        } else {
-            Plan::Flat(FlatSpec {
-                scheme: g.scheme,
-                range: g.range,
-                stride: g.stride,
-                k: g.num_hashes,
-            })
+        Some(match g.probe {
+            Probe::Blocks(b) => Plan::Blocks(b),
+            Probe::Flat(f) => Plan::Flat(FlatSpec::of(&f)),
         })
-    }
-
-    fn k(&self) -> usize {
-        match self {
-            Plan::Blocked(s) => s.k as usize,
-            Plan::Flat(s) => s.k as usize,
-        }
     }
 }
 
-/// One chunk's hashes and probes (probe-major, as the kernels write them:
-/// probe i of key j at `i * len + j`).
+/// One chunk's hashes and what the plan derived from them.
 pub(crate) struct Stage {
     len: usize,
     hashes: [u128; CHUNK],
-    blocks: [u64; CHUNK],
-    /// In-block positions (blocked layouts).
-    positions: Vec<u32>,
-    /// Bit indices (flat layouts).
+    /// The block of each key (blocked layouts).
+    blocks: [usize; CHUNK],
+    /// Bit indices, probe-major as the kernels write them: probe i of key j
+    /// at `i * len + j` (flat layouts).
     indices: Vec<u64>,
 }
 
 impl Stage {
     pub(crate) fn new(plan: &Plan) -> Box<Self> {
-        let probes = CHUNK * plan.k();
-        let (positions, indices) = match plan {
-            Plan::Blocked(_) => (vec![0; probes], Vec::new()),
-            Plan::Flat(_) => (Vec::new(), vec![0; probes]),
+        let indices = match plan {
+            Plan::Blocks(_) => Vec::new(),
+            Plan::Flat(spec) => vec![0; CHUNK * spec.k as usize],
         };
         Box::new(Self {
             len: 0,
             hashes: [0; CHUNK],
             blocks: [0; CHUNK],
-            positions,
             indices,
         })
     }
 
-    /// Fills the hashes (`fill` writes `len` of them) and runs the kernel.
+    /// Fills the hashes (`fill` writes `len` of them) and derives the
+    /// blocks or the indices.
     #[inline]
     pub(crate) fn prepare(
         &mut self,
@@ -162,12 +151,11 @@ impl Stage {
         fill(&mut self.hashes[..len]);
         let hs = &self.hashes[..len];
         match plan {
-            Plan::Blocked(spec) => kernel.block_positions_unchecked(
-                spec,
-                hs,
-                &mut self.blocks[..len],
-                &mut self.positions[..len * spec.k as usize],
-            ),
+            Plan::Blocks(p) => {
+                for (b, &h) in self.blocks.iter_mut().zip(hs) {
+                    *b = p.block(h as u64);
+                }
+            }
             Plan::Flat(spec) => {
                 kernel.flat_indices_unchecked(spec, hs, &mut self.indices[..len * spec.k as usize])
             }
@@ -178,9 +166,9 @@ impl Stage {
     #[inline]
     pub(crate) fn prefetch(&self, plan: &Plan, words: &[u64]) {
         match plan {
-            Plan::Blocked(_) => {
+            Plan::Blocks(_) => {
                 for &b in &self.blocks[..self.len] {
-                    prefetch(words, b as usize * 8);
+                    prefetch(words, b * 8);
                 }
             }
             Plan::Flat(spec) => {
@@ -191,55 +179,46 @@ impl Stage {
         }
     }
 
-    /// Whether key j of the chunk is possibly in `words`.
+    /// Calls `hit(j, answer)` for every key j of the chunk (the layout is
+    /// matched once per chunk).
     #[inline(always)]
-    pub(crate) fn contains(&self, plan: &Plan, words: &[u64], j: usize) -> bool {
+    pub(crate) fn contains<W: Words + ?Sized>(
+        &self,
+        plan: &Plan,
+        words: &W,
+        mut hit: impl FnMut(usize, bool),
+    ) {
         let n = self.len;
         match plan {
-            Plan::Blocked(spec) => {
-                let base = self.blocks[j] as usize * 8;
-                let block: &[u64; 8] = words[base..base + 8]
-                    .try_into()
-                    .expect("a block is 8 words");
-                // Branch-free: every probe's bit ANDed together.
-                let mut all = 1;
-                for i in 0..spec.k as usize {
-                    let p = self.positions[i * n + j];
-                    all &= block[(p >> 6) as usize & 7] >> (p & 63);
+            Plan::Blocks(p) => {
+                for (j, (&b, &h)) in self.blocks[..n].iter().zip(&self.hashes).enumerate() {
+                    hit(j, p.test_line(&words.line(b), (h >> 64) as u64));
                 }
-                all & 1 == 1
             }
-            Plan::Flat(spec) => (0..spec.k as usize).all(|i| {
-                let x = self.indices[i * n + j];
-                words[(x / 64) as usize] >> (x % 64) & 1 == 1
-            }),
+            Plan::Flat(spec) => {
+                for j in 0..n {
+                    let found = (0..spec.k as usize)
+                        .all(|i| Flat::test_index(words, self.indices[i * n + j]));
+                    hit(j, found);
+                }
+            }
         }
     }
 
-    /// Sets the bits of every key of the chunk in `words`.
+    /// Sets the bits of every key of the chunk in `words` (plain words, or
+    /// atomic ones in `par`).
     #[inline]
-    pub(crate) fn insert(&self, plan: &Plan, words: &mut [u64]) {
-        self.for_each_word(plan, |w, bit| words[w] |= bit);
-    }
-
-    /// Calls `f(word, bit)` for every probe of the chunk, key by key: for
-    /// any storage (plain words here, atomic words in `par`).
-    #[inline(always)]
-    pub(crate) fn for_each_word(&self, plan: &Plan, mut f: impl FnMut(usize, u64)) {
+    pub(crate) fn insert<W: WordsMut + ?Sized>(&self, plan: &Plan, words: &mut W) {
         let n = self.len;
         match plan {
-            Plan::Blocked(spec) => {
-                for (j, &b) in self.blocks[..n].iter().enumerate() {
-                    let base = b as usize * 8;
-                    for i in 0..spec.k as usize {
-                        let p = self.positions[i * n + j];
-                        f(base + (p >> 6) as usize, 1 << (p & 63));
-                    }
+            Plan::Blocks(p) => {
+                for (&b, &h) in self.blocks[..n].iter().zip(&self.hashes) {
+                    words.or_line(b, p.mask((h >> 64) as u64));
                 }
             }
             Plan::Flat(spec) => {
                 for &x in &self.indices[..n * spec.k as usize] {
-                    f((x / 64) as usize, 1 << (x % 64));
+                    words.set_bit(x);
                 }
             }
         }
@@ -272,9 +251,7 @@ pub(crate) fn contains_pipeline(
             next.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
             next.prefetch(plan, words);
         }
-        for j in 0..cur.len {
-            hit(c * CHUNK + j, cur.contains(plan, words, j));
-        }
+        cur.contains(plan, words, |j, found| hit(c * CHUNK + j, found));
         if c + 1 < chunks {
             if pf {
                 std::mem::swap(&mut cur, &mut next);
@@ -355,7 +332,7 @@ impl BloomFilter {
             None => {
                 let words = self.words_mut();
                 for key in keys {
-                    key.with_bytes(|bytes| g.insert_into(words, bytes));
+                    key.with_bytes(|bytes| g.insert(words, bytes));
                 }
             }
         }
@@ -411,10 +388,7 @@ impl BloomFilter {
             ),
             None => {
                 for (i, key) in keys.iter().enumerate() {
-                    hit(
-                        i,
-                        key.with_bytes(|bytes| g.contained_in(self.words(), bytes)),
-                    );
+                    hit(i, key.with_bytes(|bytes| g.contains(self.words(), bytes)));
                 }
             }
         }

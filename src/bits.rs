@@ -104,6 +104,85 @@ impl BitArray {
     }
 }
 
+/// Read access to a filter's bits, whatever holds them: owned words, the
+/// little-endian payload of a [`FilterView`](crate::FilterView), or the
+/// atomic words of an [`AtomicBloomFilter`](crate::AtomicBloomFilter).
+/// Each layout's probe tests bits through this, so one bit test serves
+/// every storage. Bit `i` is bit `i % 64` of word `i / 64`.
+pub(crate) trait Words {
+    /// Word `i` (panics when out of range, never UB).
+    fn word(&self, i: usize) -> u64;
+
+    /// The 8 words of 512-bit block `b` (one bounds check for the block).
+    fn line(&self, b: usize) -> [u64; 8];
+
+    /// Whether bit `p` is set.
+    #[inline(always)]
+    fn bit(&self, p: u64) -> bool {
+        self.word((p / 64) as usize) >> (p % 64) & 1 == 1
+    }
+}
+
+/// Write access: bits are only ever set (an OR), never cleared, so plain
+/// and atomic storage implement it alike.
+pub(crate) trait WordsMut {
+    /// ORs `mask` into word `i`.
+    fn or(&mut self, i: usize, mask: u64);
+
+    /// ORs `mask` into the 8 words of block `b`.
+    fn or_line(&mut self, b: usize, mask: [u64; 8]);
+
+    /// Sets bit `p`.
+    #[inline(always)]
+    fn set_bit(&mut self, p: u64) {
+        self.or((p / 64) as usize, 1 << (p % 64));
+    }
+}
+
+impl Words for [u64] {
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        self[i]
+    }
+
+    #[inline(always)]
+    fn line(&self, b: usize) -> [u64; 8] {
+        self.as_chunks::<8>().0[b]
+    }
+}
+
+impl WordsMut for [u64] {
+    #[inline(always)]
+    fn or(&mut self, i: usize, mask: u64) {
+        self[i] |= mask;
+    }
+
+    #[inline(always)]
+    fn or_line(&mut self, b: usize, mask: [u64; 8]) {
+        // Eight unconditional ORs (two vector ORs on AVX2): no branch on
+        // which words the key touches.
+        for (w, m) in self.as_chunks_mut::<8>().0[b].iter_mut().zip(mask) {
+            *w |= m;
+        }
+    }
+}
+
+/// Words stored little-endian (a serialized payload), read on any target.
+#[derive(Clone, Copy)]
+pub(crate) struct LeWords<'a>(pub(crate) &'a [u64]);
+
+impl Words for LeWords<'_> {
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        u64::from_le(self.0[i])
+    }
+
+    #[inline(always)]
+    fn line(&self, b: usize) -> [u64; 8] {
+        self.0.as_chunks::<8>().0[b].map(u64::from_le)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,14 +100,14 @@ impl BloomFilter {
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) {
         let (geometry, words) = (&self.geometry, self.bits.words_mut());
-        key.with_bytes(|bytes| geometry.insert_into(words, bytes));
+        key.with_bytes(|bytes| geometry.insert(words, bytes));
         self.insert_calls += 1;
     }
 
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|bytes| self.geometry.contained_in(self.bits.words(), bytes))
+        key.with_bytes(|bytes| self.geometry.contains(self.bits.words(), bytes))
     }
 
     /// Inserts a key by its 128-bit hash (as computed by
@@ -119,8 +119,7 @@ impl BloomFilter {
     #[inline]
     pub fn insert_hash(&mut self, hash: u128) -> Result<(), Error> {
         self.check_prehashed()?;
-        self.geometry
-            .insert_hashed_into(self.bits.words_mut(), hash);
+        self.geometry.insert_hash(self.bits.words_mut(), hash);
         self.insert_calls += 1;
         Ok(())
     }
@@ -132,7 +131,7 @@ impl BloomFilter {
     #[inline]
     pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
         self.check_prehashed()?;
-        Ok(self.geometry.hashed_contained_in(self.bits.words(), hash))
+        Ok(self.geometry.contains_hash(self.bits.words(), hash))
     }
 
     /// Removes every key (keeps the geometry and seed).

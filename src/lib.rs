@@ -73,6 +73,7 @@ pub mod format;
 pub mod hash;
 pub mod params;
 pub mod parquet;
+pub mod salts;
 pub mod scheme;
 
 #[cfg(target_has_atomic = "64")]

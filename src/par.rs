@@ -114,7 +114,7 @@ impl BloomFilter {
                     while s < end {
                         let len = CHUNK.min(end - s);
                         stage.prepare(plan, kernel, len, |hs| fill(s, hs));
-                        stage.for_each_word(plan, |w, m| atomic.fetch_or_word(w, m));
+                        stage.insert(plan, &mut atomic.shared());
                         s += len;
                     }
                 }

@@ -57,16 +57,7 @@ use xxhash_rust::xxh64::xxh64;
 use crate::Error;
 
 /// The eight salts of the Parquet specification, one per word of a block.
-pub const SALT: [u32; 8] = [
-    0x47b6_137b,
-    0x4497_4d91,
-    0x8824_ad5b,
-    0xa2b7_289d,
-    0x7054_95c7,
-    0x2df1_424b,
-    0x9efc_4947,
-    0x5c6b_fb31,
-];
+pub const SALT: [u32; 8] = crate::salts::PARQUET;
 
 /// Bytes per block (256 bits).
 pub const BLOCK_BYTES: usize = 32;

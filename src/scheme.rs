@@ -193,54 +193,132 @@ fn add_mod(x: u64, y: u64, range: u64) -> u64 {
 /// [`reference_index`] for every i (tested).
 ///
 /// `scheme` must be a two-hash scheme; `Independent` is treated as double
-/// hashing here (callers dispatch it before).
+/// hashing here (callers dispatch it before). A filter keeps a
+/// [`Progression`] instead, which pays the constant reductions once.
 #[inline(always)]
 pub fn for_each_index(
     scheme: Scheme,
     hash: u128,
     range: u64,
     k: u32,
-    mut f: impl FnMut(u32, u64) -> bool,
+    f: impl FnMut(u32, u64) -> bool,
 ) -> bool {
-    let (mut x, b) = start_and_stride(hash, range);
-    match scheme {
-        Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
-            // g_{i+1} - g_i = b + 2i + 1; the difference grows by 2 per step.
-            let two = 2 % range;
-            let mut y = add_mod(b, 1 % range, range);
-            for i in 0..k {
-                if !f(i, x) {
-                    return false;
-                }
-                x = add_mod(x, y, range);
-                y = add_mod(y, two, range);
-            }
-        }
-        Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
-            // g_{i+1} - g_i = b + 3i^2 + 3i + 1, whose own difference is
-            // 6(i + 1); that one grows by 6 per step.
-            let six = 6 % range;
-            let mut y = add_mod(b, 1 % range, range);
-            let mut z = six;
-            for i in 0..k {
-                if !f(i, x) {
-                    return false;
-                }
-                x = add_mod(x, y, range);
-                y = add_mod(y, z, range);
-                z = add_mod(z, six, range);
-            }
-        }
-        _ => {
-            for i in 0..k {
-                if !f(i, x) {
-                    return false;
-                }
-                x = add_mod(x, b, range);
-            }
+    Progression::new(scheme, range).for_each(hash, k, f)
+}
+
+/// A two-hash scheme's index sequence over a fixed `[0, range)`, with the
+/// per-range constants (`1 % range`, `2 % range`, `6 % range`, whether the
+/// range is a power of two) computed once, at construction, instead of once
+/// per key: a query then costs two multiply-highs and k rounds of
+/// additions, no division.
+///
+/// This is the one place the square and cube progressions are written for
+/// scalar code; the SIMD kernels run the same recurrences in lanes
+/// (`kernel::lanes`) and are tested bit for bit against
+/// [`reference_index`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progression {
+    scheme: Scheme,
+    range: u64,
+    /// `1 % range`, `2 % range`, `6 % range`: the constant terms of the
+    /// square and cube recurrences.
+    one: u64,
+    two: u64,
+    six: u64,
+    pow2: bool,
+}
+
+impl Progression {
+    /// The progression of `scheme` over `[0, range)`; `range` at least 1.
+    #[inline]
+    pub fn new(scheme: Scheme, range: u64) -> Self {
+        let range = range.max(1);
+        Self {
+            scheme,
+            range,
+            one: 1 % range,
+            two: 2 % range,
+            six: 6 % range,
+            pow2: range.is_power_of_two(),
         }
     }
-    true
+
+    /// The range.
+    #[inline(always)]
+    pub fn range(&self) -> u64 {
+        self.range
+    }
+
+    /// The scheme.
+    #[inline(always)]
+    pub fn scheme(&self) -> Scheme {
+        self.scheme
+    }
+
+    /// `(1 % range, 2 % range, 6 % range)`, for the SIMD kernels.
+    #[inline(always)]
+    pub(crate) fn constants(&self) -> (u64, u64, u64) {
+        (self.one, self.two, self.six)
+    }
+
+    /// [`start_and_stride`] without the per-call power-of-two test.
+    #[inline(always)]
+    pub fn start_and_stride(&self, hash: u128) -> (u64, u64) {
+        let (h1, h2) = split(hash);
+        let range = self.range;
+        let a = reduce(h1, range);
+        let b = if range <= 1 {
+            0
+        } else {
+            let b = 1 + reduce(h2, range - 1);
+            b | u64::from(self.pow2)
+        };
+        (a, b)
+    }
+
+    /// Calls `f(i, index)` for the first k indices of the key with this
+    /// hash, stopping early (returning `false`) when `f` does.
+    #[inline(always)]
+    pub fn for_each(&self, hash: u128, k: u32, mut f: impl FnMut(u32, u64) -> bool) -> bool {
+        let range = self.range;
+        let (mut x, b) = self.start_and_stride(hash);
+        match self.scheme {
+            Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
+                // g_{i+1} - g_i = b + 2i + 1; the difference grows by 2 per step.
+                let mut y = add_mod(b, self.one, range);
+                for i in 0..k {
+                    if !f(i, x) {
+                        return false;
+                    }
+                    x = add_mod(x, y, range);
+                    y = add_mod(y, self.two, range);
+                }
+            }
+            Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
+                // g_{i+1} - g_i = b + 3i^2 + 3i + 1, whose own difference is
+                // 6(i + 1); that one grows by 6 per step.
+                let mut y = add_mod(b, self.one, range);
+                let mut z = self.six;
+                for i in 0..k {
+                    if !f(i, x) {
+                        return false;
+                    }
+                    x = add_mod(x, y, range);
+                    y = add_mod(y, z, range);
+                    z = add_mod(z, self.six, range);
+                }
+            }
+            _ => {
+                for i in 0..k {
+                    if !f(i, x) {
+                        return false;
+                    }
+                    x = add_mod(x, b, range);
+                }
+            }
+        }
+        true
+    }
 }
 
 #[cfg(test)]

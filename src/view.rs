@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
+use crate::bits::LeWords;
 use crate::filter::BloomFilter;
 use crate::format::{Header, validate};
 use crate::geometry::Geometry;
@@ -99,13 +100,7 @@ impl<'a> FilterView<'a> {
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        let words = self.words;
-        // `== mask`: blocked layouts give several bits per word; all must
-        // be set (for single-bit masks it is the same as `!= 0`).
-        key.with_bytes(|bytes| {
-            self.geometry
-                .for_each_probe(bytes, |w, mask| u64::from_le(words[w]) & mask == mask)
-        })
+        key.with_bytes(|bytes| self.geometry.contains(&LeWords(self.words), bytes))
     }
 
     /// Whether a key given by its 128-bit hash is possibly in the set.
@@ -119,10 +114,7 @@ impl<'a> FilterView<'a> {
                 scheme: self.geometry.scheme.name(),
             });
         }
-        let words = self.words;
-        Ok(self
-            .geometry
-            .for_each_probe_hashed(hash, |w, mask| u64::from_le(words[w]) & mask == mask))
+        Ok(self.geometry.contains_hash(&LeWords(self.words), hash))
     }
 
     /// The parsed header.

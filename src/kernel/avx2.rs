@@ -24,7 +24,7 @@ use super::scalar::store;
 use super::scalar::{self, SALTS};
 use super::{BlockSpec, FlatSpec, Kernel};
 use crate::hash::split;
-use crate::scheme::{Enhancement, Scheme, start_and_stride};
+use crate::scheme::{Enhancement, Scheme};
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;
@@ -104,14 +104,16 @@ fn add_mod(x: __m256i, y: __m256i, r: __m256i, r_minus_1: __m256i) -> __m256i {
 #[target_feature(enable = "avx2")]
 fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
     let (k, n) = (spec.k as usize, hashes.len());
-    let range = spec.range;
+    let prog = &spec.progression;
+    let range = prog.range();
+    let (one, two, six) = prog.constants();
     let splat = |v: u64| _mm256_set1_epi64x(v as i64);
     let (r, r1) = (splat(range), splat(range - 1));
     for (c, hs) in hashes.chunks(LANES64).enumerate() {
         let mut a = [0u64; LANES64];
         let mut b = [0u64; LANES64];
         for (j, &h) in hs.iter().enumerate() {
-            (a[j], b[j]) = start_and_stride(h, range);
+            (a[j], b[j]) = prog.start_and_stride(h);
         }
         let mut x: __m256i = bytemuck::cast(a);
         let b: __m256i = bytemuck::cast(b);
@@ -122,10 +124,10 @@ fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
             let at = i * n + c * LANES64;
             store(&mut out[at..at + len], &v);
         };
-        match spec.scheme {
+        match prog.scheme() {
             Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
-                let two = splat(2 % range);
-                let mut y = add_mod(b, splat(1 % range), r, r1);
+                let two = splat(two);
+                let mut y = add_mod(b, splat(one), r, r1);
                 for i in 0..k {
                     emit(i, x);
                     x = add_mod(x, y, r, r1);
@@ -133,8 +135,8 @@ fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
                 }
             }
             Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
-                let six = splat(6 % range);
-                let mut y = add_mod(b, splat(1 % range), r, r1);
+                let six = splat(six);
+                let mut y = add_mod(b, splat(one), r, r1);
                 let mut z = six;
                 for i in 0..k {
                     emit(i, x);

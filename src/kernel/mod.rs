@@ -60,7 +60,7 @@ use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use crate::Error;
 use crate::params::{MAX_BITS, MAX_HASHES};
-use crate::scheme::Scheme;
+use crate::scheme::{Progression, Scheme};
 
 /// The index kernels. See the [module docs](self).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -234,8 +234,7 @@ impl BlockSpec {
 /// index over `[0, range)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FlatSpec {
-    pub(crate) scheme: Scheme,
-    pub(crate) range: u64,
+    pub(crate) progression: Progression,
     pub(crate) stride: u64,
     pub(crate) k: u32,
 }
@@ -272,11 +271,19 @@ impl FlatSpec {
             ));
         }
         Ok(Self {
-            scheme,
-            range,
+            progression: Progression::new(scheme, range),
             stride,
             k,
         })
+    }
+
+    /// The spec of a validated flat layout's probe.
+    pub(crate) fn of(flat: &crate::layout::flat::Flat) -> Self {
+        Self {
+            progression: *flat.progression(),
+            stride: flat.stride(),
+            k: flat.k(),
+        }
     }
 }
 

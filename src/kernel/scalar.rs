@@ -29,84 +29,14 @@
 /// Words (u64) per 512-bit block.
 pub(crate) const WORDS: usize = 8;
 
-/// The odd 32-bit multipliers of the probes, one per probe index (as the
-/// Parquet split-block filter's eight salts, extended to 64 probes). The
-/// first eight are Parquet's; the rest are SplitMix64 outputs forced odd.
-pub const SALTS: [u32; 64] = make_salts();
+pub use crate::salts::SALTS;
 
-const fn make_salts() -> [u32; 64] {
-    let mut s = [0u32; 64];
-    let parquet = crate::parquet::SALT;
-    let mut i = 0;
-    while i < 8 {
-        s[i] = parquet[i];
-        i += 1;
-    }
-    let mut state: u64 = 0x6c65_7373_6861_7368;
-    while i < 64 {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^= z >> 31;
-        s[i] = (z >> 32) as u32 | 1;
-        i += 1;
-    }
-    s
-}
+pub(crate) use crate::layout::blocked::{block_index, lane_hash, position, segment_bits};
 
-/// The block of a key among `blocks`, by multiply-high.
-#[inline(always)]
-pub(crate) fn block_index(h1: u64, blocks: u64) -> u64 {
-    ((u128::from(h1) * u128::from(blocks)) >> 64) as u64
-}
-
-/// The 32-bit input of probe `i`: the low half of h2 for even i, the high
-/// half for odd i.
-#[inline(always)]
-pub(crate) fn lane_input(h2: u64, i: u32) -> u32 {
-    if i.is_multiple_of(2) {
-        h2 as u32
-    } else {
-        (h2 >> 32) as u32
-    }
-}
-
-/// The mixed 32-bit value of probe `i`: `x_i * SALTS[i]`.
-#[inline(always)]
-pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
-    lane_input(h2, i).wrapping_mul(SALTS[i as usize])
-}
-
-/// The bits of one probe's segment: 512 for the blocked layout (the whole
-/// block), `floor(512 / k)` for the split-block layout (k segments).
-#[inline(always)]
-pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
-    if split { 512 / k } else { 512 }
-}
-
-/// The in-block bit (0..512) of probe `i` whose mixed 32-bit value is `x`:
-/// `i * S + ((x >> 16) * S >> 16)` with `S` the
-/// [segment](segment_bits) bits and no base for the blocked layout. The top
-/// 16 bits of `x` scaled to `[0, S)` (a multiply and two shifts, one 32-bit
-/// lane each); for a power-of-two `S` this is the top `log2 S` bits of `x`
-/// (blocked: `x >> 23`).
-#[inline(always)]
-pub(crate) fn position(x: u32, i: u32, k: u32, split: bool) -> u32 {
-    let seg = segment_bits(k, split);
-    let base = if split { i * seg } else { 0 };
-    base + (((x >> 16) * seg) >> 16)
-}
-
-/// The in-block bits of a two-hash key as a mask over the block's 8 words.
-#[inline]
+/// The in-block bits of a two-hash key as a mask over the block's 8 words
+/// (the blocked layout's own mask, [`crate::layout`]'s `Blocks::mask`).
 pub fn block_mask(h2: u64, k: u32, split: bool) -> [u64; WORDS] {
-    let mut mask = [0u64; WORDS];
-    for i in 0..k {
-        let p = position(lane_hash(h2, i), i, k, split);
-        mask[(p / 64) as usize] |= 1 << (p % 64);
-    }
-    mask
+    crate::layout::blocked::Blocks::new(1, k, split).mask(h2)
 }
 
 /// Copies the first `dst.len()` lanes of a vector's array into `dst`: a
@@ -149,7 +79,7 @@ pub(crate) fn block_positions(
 pub(crate) fn flat_indices(spec: &super::FlatSpec, hashes: &[u128], out: &mut [u64]) {
     let n = hashes.len();
     for (j, &h) in hashes.iter().enumerate() {
-        crate::scheme::for_each_index(spec.scheme, h, spec.range, spec.k, |i, x| {
+        spec.progression.for_each(h, spec.k, |i, x| {
             out[i as usize * n + j] = u64::from(i) * spec.stride + x;
             true
         });
@@ -159,13 +89,6 @@ pub(crate) fn flat_indices(spec: &super::FlatSpec, hashes: &[u128], out: &mut [u
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn salts_are_odd_and_distinct() {
-        let set: std::collections::HashSet<u32> = SALTS.iter().copied().collect();
-        assert_eq!(set.len(), 64);
-        assert!(SALTS.iter().all(|s| s % 2 == 1));
-    }
 
     #[test]
     fn split_positions_stay_in_their_segment() {

@@ -24,7 +24,7 @@ use super::scalar::store;
 use super::scalar::{self, SALTS};
 use super::{BlockSpec, FlatSpec};
 use crate::hash::split;
-use crate::scheme::{Enhancement, Scheme, start_and_stride};
+use crate::scheme::{Enhancement, Scheme};
 
 /// Keys per blocked-layout vector step.
 const LANES32: usize = 8;
@@ -75,14 +75,16 @@ fn add_mod(x: u64x4, y: u64x4, r: u64x4, r_minus_1: u64x4) -> u64x4 {
 
 pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
     let (k, n) = (spec.k as usize, hashes.len());
-    let range = spec.range;
+    let prog = &spec.progression;
+    let range = prog.range();
+    let (one, two, six) = prog.constants();
     let r = u64x4::splat(range);
     let r1 = u64x4::splat(range - 1);
     for (c, hs) in hashes.chunks(LANES64).enumerate() {
         let mut a = [0u64; LANES64];
         let mut b = [0u64; LANES64];
         for (j, &h) in hs.iter().enumerate() {
-            (a[j], b[j]) = start_and_stride(h, range);
+            (a[j], b[j]) = prog.start_and_stride(h);
         }
         let (mut x, b) = (u64x4::from(a), u64x4::from(b));
         let len = hs.len();
@@ -91,10 +93,10 @@ pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
             let at = i * n + c * LANES64;
             store(&mut out[at..at + len], &v.to_array());
         };
-        match spec.scheme {
+        match prog.scheme() {
             Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
-                let two = u64x4::splat(2 % range);
-                let mut y = add_mod(b, u64x4::splat(1 % range), r, r1);
+                let two = u64x4::splat(two);
+                let mut y = add_mod(b, u64x4::splat(one), r, r1);
                 for i in 0..k {
                     emit(i, x);
                     x = add_mod(x, y, r, r1);
@@ -102,8 +104,8 @@ pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
                 }
             }
             Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
-                let six = u64x4::splat(6 % range);
-                let mut y = add_mod(b, u64x4::splat(1 % range), r, r1);
+                let six = u64x4::splat(six);
+                let mut y = add_mod(b, u64x4::splat(one), r, r1);
                 let mut z = six;
                 for i in 0..k {
                     emit(i, x);

@@ -1,10 +1,16 @@
 //! The blocked layout: `m / 512` cache-line blocks; each key sets k bits
 //! anywhere inside one block (Putze, Sanders and Singler 2009).
 //!
-//! * Addressing ([`crate::kernel::scalar`]): the block is `h1 * blocks >> 64`
-//!   (multiply-high, no 2^32-block limit); probe i inside it is the top 9
-//!   bits of `x_i * SALTS[i]`, x_i a 32-bit half of h2. One cache line per
-//!   key, whatever k.
+//! * Addressing ([`Blocks`], this file): the block is `h1 * blocks >> 64`
+//!   (multiply-high, no 2^32-block limit); probe i inside it takes the
+//!   32-bit half `x_i` of h2 (low half for even i, high for odd), multiplies
+//!   it by [`SALTS`]`[i]` and keeps the top bits: bit `(x_i * SALTS[i]) >> 23`
+//!   of the block (blocked), or bit `i * S + ((x_i * SALTS[i]) >> 16) * S >>
+//!   16` with `S = floor(512 / k)` (split-block: one bit per segment; for
+//!   k = 8 one bit per u64 word). One cache line per key, whatever k.
+//! * Probe: the key's block is read once as 8 words and its k bits tested
+//!   with `ok &= word >> bit`: no branch depends on the data. A key's bits
+//!   are set by OR-ing an 8-word mask into the block.
 //! * FPR: [`crate::params::blocked_fpr`], the binomial mixture over the
 //!   query block's load of the exact rate of a 512-bit block. It needs 9.92
 //!   bits/key for 1% (classic: 9.59).
@@ -23,10 +29,197 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
+use crate::bits::{Words, WordsMut};
+use crate::hash::{independent_hash, split};
 use crate::params::{MAX_HASHES, blocked_fpr, estimate_items, smallest_bits, split_block_fpr};
+use crate::salts::SALTS;
 
 /// Bits per block.
 pub(crate) const BLOCK_BITS: u64 = 512;
+
+// ------------------------------------------------------------ addressing --
+
+/// The block of a key among `blocks`, by multiply-high.
+#[inline(always)]
+pub(crate) fn block_index(h1: u64, blocks: u64) -> u64 {
+    ((u128::from(h1) * u128::from(blocks)) >> 64) as u64
+}
+
+/// The 32-bit input of probe `i`: the low half of h2 for even i, the high
+/// half for odd i (so every k >= 2 uses all 64 bits of h2).
+#[inline(always)]
+pub(crate) fn lane_input(h2: u64, i: u32) -> u32 {
+    (h2 >> ((i & 1) * 32)) as u32
+}
+
+/// The mixed 32-bit value of probe `i`: `x_i * SALTS[i]`.
+#[inline(always)]
+pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
+    lane_input(h2, i).wrapping_mul(SALTS[i as usize])
+}
+
+/// The bits of one probe's segment: 512 for the blocked layout (the whole
+/// block), `floor(512 / k)` for the split-block layout (k segments).
+#[inline(always)]
+pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
+    if split { 512 / k } else { 512 }
+}
+
+/// The in-block bit (0..512) of probe `i` whose mixed 32-bit value is `x`:
+/// `i * S + ((x >> 16) * S >> 16)` with `S` the [segment](segment_bits)
+/// bits and no base for the blocked layout. The top 16 bits of `x` scaled to
+/// `[0, S)`; for a power-of-two `S` this is the top `log2 S` bits of `x`
+/// (blocked: `x >> 23`).
+#[inline(always)]
+pub(crate) fn position(x: u32, i: u32, k: u32, split: bool) -> u32 {
+    let seg = segment_bits(k, split);
+    let base = if split { i * seg } else { 0 };
+    base + (((x >> 16) * seg) >> 16)
+}
+
+/// The addressing and probe of a blocked or split-block filter: which
+/// 512-bit block a key's hash selects and which k bits inside it. Every
+/// path (single key, batch, parallel, view, atomic) tests and sets bits
+/// through this; the SIMD kernels compute the same positions and are
+/// tested against [`position`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Blocks {
+    blocks: u64,
+    k: u32,
+    /// Bits per segment (512 when not split).
+    seg: u32,
+    /// The offset between consecutive probes' segments: `seg` when split,
+    /// 0 otherwise (so the base is a multiply, not a branch).
+    step: u32,
+}
+
+impl Blocks {
+    /// `blocks` blocks (at least 1), k probes (1 to 64).
+    pub(crate) fn new(blocks: u64, k: u32, split: bool) -> Self {
+        let seg = segment_bits(k, split);
+        Self {
+            blocks: blocks.max(1),
+            k,
+            seg,
+            step: if split { seg } else { 0 },
+        }
+    }
+
+    /// The block of a key whose low hash half is `h1`.
+    #[inline(always)]
+    pub(crate) fn block(&self, h1: u64) -> usize {
+        block_index(h1, self.blocks) as usize
+    }
+
+    /// The in-block bit of probe `i` with mixed value `x` (as [`position`]).
+    #[inline(always)]
+    fn bit(&self, x: u32, i: u32) -> u32 {
+        i * self.step + (((x >> 16) * self.seg) >> 16)
+    }
+
+    /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
+    /// branch-free, each probe `ok &= word >> bit`.
+    #[inline(always)]
+    pub(crate) fn test_line(&self, line: &[u64; 8], h2: u64) -> bool {
+        let mut ok = 1;
+        for i in 0..self.k {
+            let p = self.bit(lane_hash(h2, i), i);
+            ok &= line[(p >> 6) as usize & 7] >> (p & 63);
+        }
+        ok & 1 == 1
+    }
+
+    /// The in-block mask of a two-hash key (its h2).
+    #[inline(always)]
+    pub(crate) fn mask(&self, h2: u64) -> [u64; 8] {
+        let mut mask = [0u64; 8];
+        for i in 0..self.k {
+            let p = self.bit(lane_hash(h2, i), i);
+            mask[(p >> 6) as usize & 7] |= 1 << (p & 63);
+        }
+        mask
+    }
+
+    /// Whether a two-hash key is possibly in `words`.
+    #[inline(always)]
+    pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
+        let (h1, h2) = split(hash);
+        self.test_line(&words.line(self.block(h1)), h2)
+    }
+
+    /// Sets a two-hash key's bits in `words`.
+    #[inline(always)]
+    pub(crate) fn set<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
+        let (h1, h2) = split(hash);
+        words.or_line(self.block(h1), self.mask(h2));
+    }
+
+    /// The block and mask of a key under the `Independent` scheme: block
+    /// from hash 0, probe i from the low 32 bits of hash i (k hash
+    /// computations: the baseline).
+    fn independent(&self, bytes: &[u8], seed: u64) -> (usize, [u64; 8]) {
+        let mut mask = [0u64; 8];
+        let mut block = 0;
+        for i in 0..self.k {
+            let h = independent_hash(bytes, seed, i);
+            if i == 0 {
+                block = self.block(h);
+            }
+            let p = self.bit(h as u32, i);
+            mask[(p >> 6) as usize & 7] |= 1 << (p & 63);
+        }
+        (block, mask)
+    }
+
+    /// [`test`](Self::test) for the `Independent` scheme.
+    pub(crate) fn test_independent<W: Words + ?Sized>(
+        &self,
+        words: &W,
+        bytes: &[u8],
+        seed: u64,
+    ) -> bool {
+        let (block, mask) = self.independent(bytes, seed);
+        let line = words.line(block);
+        line.iter()
+            .zip(mask)
+            .fold(0, |miss, (w, m)| miss | (m & !w))
+            == 0
+    }
+
+    /// [`set`](Self::set) for the `Independent` scheme.
+    pub(crate) fn set_independent<W: WordsMut + ?Sized>(
+        &self,
+        words: &mut W,
+        bytes: &[u8],
+        seed: u64,
+    ) {
+        let (block, mask) = self.independent(bytes, seed);
+        words.or_line(block, mask);
+    }
+
+    /// The oracle: a key's bit positions in probe order, computed directly
+    /// from [`block_index`], [`lane_hash`] and [`position`] (allocates).
+    pub(crate) fn positions(&self, bytes: &[u8], seed: u64, two_hash: bool) -> Vec<u64> {
+        let k = self.k;
+        let is_split = self.step != 0;
+        let (block, xs): (u64, Vec<u32>) = if two_hash {
+            let (h1, h2) = split(crate::hash::hash128(bytes, seed));
+            (
+                block_index(h1, self.blocks),
+                (0..k).map(|i| lane_hash(h2, i)).collect(),
+            )
+        } else {
+            let hs: Vec<u64> = (0..k).map(|i| independent_hash(bytes, seed, i)).collect();
+            (
+                block_index(hs[0], self.blocks),
+                hs.iter().map(|&h| h as u32).collect(),
+            )
+        };
+        (0..k)
+            .map(|i| block * BLOCK_BITS + u64::from(position(xs[i as usize], i, k, is_split)))
+            .collect()
+    }
+}
 
 /// The ideal-hashing rate of a blocked (or split-block) filter.
 pub(crate) fn fpr(split: bool, m: u64, n: u64, k: u32) -> f64 {

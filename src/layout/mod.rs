@@ -10,6 +10,7 @@
 
 pub(crate) mod blocked;
 pub(crate) mod classic;
+pub(crate) mod flat;
 pub(crate) mod partitioned;
 
 use std::ops::RangeInclusive;
