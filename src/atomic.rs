@@ -23,7 +23,7 @@ use std::mem::{ManuallyDrop, align_of, size_of};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::Error;
-use crate::bits::{BitArray, Block, Words, WordsMut};
+use crate::bits::{BitArray, Block, Line, Words, WordsMut};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
@@ -32,7 +32,7 @@ use crate::scheme::Scheme;
 
 /// One cache line of atomic words: the layout of [`Block`].
 #[repr(C, align(64))]
-struct AtomicBlock([AtomicU64; 8]);
+pub(crate) struct AtomicBlock([AtomicU64; 8]);
 
 // The conversions rely on these; a platform where they fail does not build.
 const _: () = assert!(size_of::<AtomicBlock>() == size_of::<Block>());
@@ -46,15 +46,31 @@ const _: () = assert!(size_of::<AtomicU64>() == size_of::<u64>());
 pub(crate) struct Shared<'a>(&'a [AtomicBlock]);
 
 impl Words for Shared<'_> {
+    type Line<'a>
+        = &'a AtomicBlock
+    where
+        Self: 'a;
+
     #[inline(always)]
     fn word(&self, i: usize) -> u64 {
         self.0[i / 8].0[i % 8].load(Relaxed)
     }
 
     #[inline(always)]
-    fn line(&self, b: usize) -> [u64; 8] {
-        let line = &self.0[b].0;
-        std::array::from_fn(|w| line[w].load(Relaxed))
+    fn line(&self, b: usize) -> &AtomicBlock {
+        &self.0[b]
+    }
+}
+
+impl Line for &AtomicBlock {
+    #[inline(always)]
+    fn get(&self, w: usize) -> u64 {
+        self.0[w & 7].load(Relaxed)
+    }
+
+    #[inline(always)]
+    fn load(&self) -> [u64; 8] {
+        std::array::from_fn(|w| self.0[w].load(Relaxed))
     }
 }
 

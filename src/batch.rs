@@ -192,7 +192,7 @@ impl Stage {
         match plan {
             Plan::Blocks(p) => {
                 for (j, (&b, &h)) in self.blocks[..n].iter().zip(&self.hashes).enumerate() {
-                    hit(j, p.test_line(&words.line(b), (h >> 64) as u64));
+                    hit(j, p.test_line(words.line(b), (h >> 64) as u64));
                 }
             }
             Plan::Flat(spec) => {

@@ -110,16 +110,42 @@ impl BitArray {
 /// Each layout's probe tests bits through this, so one bit test serves
 /// every storage. Bit `i` is bit `i % 64` of word `i / 64`.
 pub(crate) trait Words {
+    /// One 512-bit block of this storage, borrowed.
+    type Line<'a>: Line
+    where
+        Self: 'a;
+
     /// Word `i` (panics when out of range, never UB).
     fn word(&self, i: usize) -> u64;
 
-    /// The 8 words of 512-bit block `b` (one bounds check for the block).
-    fn line(&self, b: usize) -> [u64; 8];
+    /// Block `b` (one bounds check for the block; none per word after).
+    fn line(&self, b: usize) -> Self::Line<'_>;
 
     /// Whether bit `p` is set.
     #[inline(always)]
     fn bit(&self, p: u64) -> bool {
         self.word((p / 64) as usize) >> (p % 64) & 1 == 1
+    }
+}
+
+/// The 8 words of one block, as a probe reads them.
+pub(crate) trait Line {
+    /// Word `w & 7` of the block.
+    fn get(&self, w: usize) -> u64;
+
+    /// All 8 words (for the vector probe).
+    fn load(&self) -> [u64; 8];
+}
+
+impl Line for &[u64; 8] {
+    #[inline(always)]
+    fn get(&self, w: usize) -> u64 {
+        self[w & 7]
+    }
+
+    #[inline(always)]
+    fn load(&self) -> [u64; 8] {
+        **self
     }
 }
 
@@ -140,14 +166,16 @@ pub(crate) trait WordsMut {
 }
 
 impl Words for [u64] {
+    type Line<'a> = &'a [u64; 8];
+
     #[inline(always)]
     fn word(&self, i: usize) -> u64 {
         self[i]
     }
 
     #[inline(always)]
-    fn line(&self, b: usize) -> [u64; 8] {
-        self.as_chunks::<8>().0[b]
+    fn line(&self, b: usize) -> &[u64; 8] {
+        &self.as_chunks::<8>().0[b]
     }
 }
 
@@ -172,14 +200,35 @@ impl WordsMut for [u64] {
 pub(crate) struct LeWords<'a>(pub(crate) &'a [u64]);
 
 impl Words for LeWords<'_> {
+    type Line<'a>
+        = LeLine<'a>
+    where
+        Self: 'a;
+
     #[inline(always)]
     fn word(&self, i: usize) -> u64 {
         u64::from_le(self.0[i])
     }
 
     #[inline(always)]
-    fn line(&self, b: usize) -> [u64; 8] {
-        self.0.as_chunks::<8>().0[b].map(u64::from_le)
+    fn line(&self, b: usize) -> LeLine<'_> {
+        LeLine(&self.0.as_chunks::<8>().0[b])
+    }
+}
+
+/// A block of little-endian words.
+#[derive(Clone, Copy)]
+pub(crate) struct LeLine<'a>(&'a [u64; 8]);
+
+impl Line for LeLine<'_> {
+    #[inline(always)]
+    fn get(&self, w: usize) -> u64 {
+        u64::from_le(self.0[w & 7])
+    }
+
+    #[inline(always)]
+    fn load(&self) -> [u64; 8] {
+        self.0.map(u64::from_le)
     }
 }
 

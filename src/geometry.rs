@@ -67,9 +67,12 @@ impl Geometry {
             Layout::Classic | Layout::Partitioned => {
                 Probe::Flat(Flat::new(scheme, range, stride, num_hashes))
             }
-            Layout::Blocked | Layout::SplitBlock => {
-                Probe::Blocks(Blocks::new(range, num_hashes, layout == Layout::SplitBlock))
-            }
+            Layout::Blocked | Layout::SplitBlock => Probe::Blocks(Blocks::new(
+                range,
+                num_hashes,
+                layout == Layout::SplitBlock,
+                crate::kernel::active(),
+            )),
         };
         Self {
             layout,

@@ -16,8 +16,11 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
-    __m256i, _mm256_add_epi32, _mm256_add_epi64, _mm256_and_si256, _mm256_cmpgt_epi64,
-    _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_srli_epi32, _mm256_sub_epi64,
+    __m256i, _mm256_add_epi32, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
+    _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmpgt_epi32,
+    _mm256_cmpgt_epi64, _mm256_mullo_epi32, _mm256_or_si256, _mm256_permutevar8x32_epi32,
+    _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_setzero_si256,
+    _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_sub_epi64, _mm256_testz_si256,
 };
 
 use super::scalar::store;
@@ -28,6 +31,69 @@ use crate::scheme::{Enhancement, Scheme};
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;
+
+/// Proof that this CPU has AVX2: [`Avx2::detect`] is the only way to make
+/// one, so holding one is what makes calling the `target_feature`
+/// functions below sound.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// A token if the CPU has AVX2 (detected once, cached).
+    pub(crate) fn detect() -> Option<Self> {
+        Kernel::Avx2.is_available().then_some(Avx2(()))
+    }
+
+    /// Whether the k probe bits of a blocked-layout key (its h2) are all
+    /// set in `line`: the probes eight at a time in one vector, the block's
+    /// sixteen 32-bit words looked up in registers (two `vpermd` and a
+    /// blend), no branch on the data. The same bits as the scalar probe
+    /// (`layout::blocked::position`; differential tests in
+    /// `layout::blocked`).
+    #[inline]
+    pub(crate) fn block_test(self, line: [u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
+        // SAFETY: `self` exists only if the CPU has AVX2 (see `detect`),
+        // the one precondition of calling a `target_feature(enable =
+        // "avx2")` function; the function takes values, no pointers.
+        unsafe { block_test_avx2(line, h2, k, seg, step) }
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn block_test_avx2(line: [u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
+    // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
+    // p >> 5, whichever word size it was set with.
+    let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(line);
+    // Lanes alternate the low and high halves of h2: lane j is probe
+    // 8g + j's input, even probes the low half.
+    let x = _mm256_set1_epi64x(h2 as i64);
+    let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let segv = _mm256_set1_epi32(seg as i32);
+    let one = _mm256_set1_epi32(1);
+    let low5 = _mm256_set1_epi32(31);
+    let mut base = _mm256_mullo_epi32(iota, _mm256_set1_epi32(step as i32));
+    let base_step = _mm256_set1_epi32((8 * step) as i32);
+    let mut miss = _mm256_setzero_si256();
+    let (groups, _) = SALTS.as_chunks::<8>();
+    for (g, salts) in groups.iter().take(k.div_ceil(8) as usize).enumerate() {
+        let y = _mm256_mullo_epi32(x, bytemuck::cast(*salts));
+        let t = _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_srli_epi32::<16>(y), segv));
+        let p = _mm256_add_epi32(t, base);
+        let word = _mm256_srli_epi32::<5>(p);
+        let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo_words, word));
+        let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi_words, word));
+        // Word 8..16 lives in the high half: bit 3 of the index, moved to
+        // the sign bit, picks it.
+        let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word));
+        let w = _mm256_castps_si256(_mm256_blendv_ps(from_lo, from_hi, pick_hi));
+        let bit = _mm256_sllv_epi32(one, _mm256_and_si256(p, low5));
+        // Lanes past k test nothing.
+        let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(k as i32 - 8 * g as i32), iota);
+        miss = _mm256_or_si256(miss, _mm256_andnot_si256(w, _mm256_and_si256(bit, active)));
+        base = _mm256_add_epi32(base, base_step);
+    }
+    _mm256_testz_si256(miss, miss) == 1
+}
 
 pub(crate) fn block_positions(
     spec: &BlockSpec,

@@ -202,6 +202,63 @@ impl Kernel {
     }
 }
 
+/// The in-register probe of a filter, chosen once when the filter is built
+/// or loaded: AVX2 when the kernel in use is AVX2 (which implies the CPU
+/// has it: the token proves it), otherwise none and the layout's scalar
+/// probe runs. Which probe runs never changes an answer, so it is not part
+/// of a filter's identity: any two compare equal.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Simd {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<avx2::Avx2>,
+}
+
+impl PartialEq for Simd {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Simd {}
+
+impl Simd {
+    /// The probe for `kernel`: AVX2 for [`Kernel::Avx2`] on a CPU with it,
+    /// none otherwise.
+    pub(crate) fn for_kernel(kernel: Kernel) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Self {
+                avx2: (kernel == Kernel::Avx2).then(avx2::Avx2::detect).flatten(),
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = kernel;
+            Self {}
+        }
+    }
+
+    /// The blocked-layout test of a key's h2 in `line` by the vector
+    /// probe, or `None` when there is none (the caller runs the scalar
+    /// one).
+    #[inline(always)]
+    pub(crate) fn block_test(
+        &self,
+        line: &impl crate::bits::Line,
+        h2: u64,
+        k: u32,
+        seg: u32,
+        step: u32,
+    ) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            return Some(avx2.block_test(line.load(), h2, k, seg, step));
+        }
+        let _ = (line, h2, k, seg, step);
+        None
+    }
+}
+
 /// The geometry of a blocked layout, as a kernel needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockSpec {

@@ -36,7 +36,7 @@ pub(crate) use crate::layout::blocked::{block_index, lane_hash, position, segmen
 /// The in-block bits of a two-hash key as a mask over the block's 8 words
 /// (the blocked layout's own mask, [`crate::layout`]'s `Blocks::mask`).
 pub fn block_mask(h2: u64, k: u32, split: bool) -> [u64; WORDS] {
-    crate::layout::blocked::Blocks::new(1, k, split).mask(h2)
+    crate::layout::blocked::Blocks::new(1, k, split, super::Kernel::Scalar).mask(h2)
 }
 
 /// Copies the first `dst.len()` lanes of a vector's array into `dst`: a

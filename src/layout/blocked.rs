@@ -29,8 +29,9 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::bits::{Words, WordsMut};
+use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
+use crate::kernel::{Kernel, Simd};
 use crate::params::{MAX_HASHES, blocked_fpr, estimate_items, smallest_bits, split_block_fpr};
 use crate::salts::SALTS;
 
@@ -91,17 +92,29 @@ pub(crate) struct Blocks {
     /// The offset between consecutive probes' segments: `seg` when split,
     /// 0 otherwise (so the base is a multiply, not a branch).
     step: u32,
+    /// `32 - log2(seg)` when `seg` is a power of two (then a probe's offset
+    /// in its segment is `x >> shift`), 0 otherwise.
+    shift: u32,
+    /// The vector probe, if the kernel in use has one.
+    simd: Simd,
 }
 
 impl Blocks {
-    /// `blocks` blocks (at least 1), k probes (1 to 64).
-    pub(crate) fn new(blocks: u64, k: u32, split: bool) -> Self {
+    /// `blocks` blocks (at least 1), k probes (1 to 64), probed with the
+    /// vector probe of `kernel` where it has one.
+    pub(crate) fn new(blocks: u64, k: u32, split: bool, kernel: Kernel) -> Self {
         let seg = segment_bits(k, split);
         Self {
             blocks: blocks.max(1),
             k,
             seg,
             step: if split { seg } else { 0 },
+            shift: if seg.is_power_of_two() {
+                32 - seg.trailing_zeros()
+            } else {
+                0
+            },
+            simd: Simd::for_kernel(kernel),
         }
     }
 
@@ -117,15 +130,58 @@ impl Blocks {
         i * self.step + (((x >> 16) * self.seg) >> 16)
     }
 
-    /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
-    /// branch-free, each probe `ok &= word >> bit`.
+    /// Calls `f(p)` with the in-block bit p of each of the k probes of a
+    /// two-hash key (its h2), in probe order.
+    ///
+    /// Written for a short dependency chain: probes go in pairs (the even
+    /// one uses the low half of h2, the odd one the high half, so no shift
+    /// selects the half), and a power-of-two segment (every blocked filter,
+    /// split-block with k a power of two) takes the top bits with one shift
+    /// instead of a multiply and two shifts; the values are those of
+    /// [`position`] either way (tested).
     #[inline(always)]
-    pub(crate) fn test_line(&self, line: &[u64; 8], h2: u64) -> bool {
-        let mut ok = 1;
-        for i in 0..self.k {
-            let p = self.bit(lane_hash(h2, i), i);
-            ok &= line[(p >> 6) as usize & 7] >> (p & 63);
+    fn for_each_bit(&self, h2: u64, mut f: impl FnMut(u32)) {
+        let (lo, hi) = (h2 as u32, (h2 >> 32) as u32);
+        let k = self.k as usize;
+        let salts = &SALTS[..k];
+        if self.shift != 0 {
+            let shift = self.shift;
+            let mut base = 0;
+            let mut pairs = salts.chunks_exact(2);
+            for pair in &mut pairs {
+                f(base + (lo.wrapping_mul(pair[0]) >> shift));
+                f(base + self.step + (hi.wrapping_mul(pair[1]) >> shift));
+                base += 2 * self.step;
+            }
+            if let [salt] = pairs.remainder() {
+                f(base + (lo.wrapping_mul(*salt) >> shift));
+            }
+        } else {
+            for (i, &salt) in (0..self.k).zip(salts) {
+                let x = lane_input(h2, i).wrapping_mul(salt);
+                f(self.bit(x, i));
+            }
         }
+    }
+
+    /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
+    /// by the vector probe where there is one, else branch-free scalar code.
+    #[inline(always)]
+    pub(crate) fn test_line(&self, line: impl Line, h2: u64) -> bool {
+        match self.simd.block_test(&line, h2, self.k, self.seg, self.step) {
+            Some(found) => found,
+            None => self.test_line_scalar(line, h2),
+        }
+    }
+
+    /// [`test_line`](Self::test_line) in scalar code, each probe `ok &=
+    /// word >> bit`: the oracle of the vector probe.
+    #[inline(always)]
+    pub(crate) fn test_line_scalar(&self, line: impl Line, h2: u64) -> bool {
+        let mut ok = 1;
+        self.for_each_bit(h2, |p| {
+            ok &= line.get((p >> 6) as usize) >> (p & 63);
+        });
         ok & 1 == 1
     }
 
@@ -133,10 +189,7 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn mask(&self, h2: u64) -> [u64; 8] {
         let mut mask = [0u64; 8];
-        for i in 0..self.k {
-            let p = self.bit(lane_hash(h2, i), i);
-            mask[(p >> 6) as usize & 7] |= 1 << (p & 63);
-        }
+        self.for_each_bit(h2, |p| mask[(p >> 6) as usize & 7] |= 1 << (p & 63));
         mask
     }
 
@@ -144,7 +197,7 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
         let (h1, h2) = split(hash);
-        self.test_line(&words.line(self.block(h1)), h2)
+        self.test_line(words.line(self.block(h1)), h2)
     }
 
     /// Sets a two-hash key's bits in `words`.
@@ -180,10 +233,7 @@ impl Blocks {
     ) -> bool {
         let (block, mask) = self.independent(bytes, seed);
         let line = words.line(block);
-        line.iter()
-            .zip(mask)
-            .fold(0, |miss, (w, m)| miss | (m & !w))
-            == 0
+        (0..8).fold(0, |miss, w| miss | (mask[w] & !line.get(w))) == 0
     }
 
     /// [`set`](Self::set) for the `Independent` scheme.
@@ -362,6 +412,90 @@ pub(crate) fn estimated_len(split: bool, words: &[u64], blocks: u64, k: u32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// The probe's fast bit enumeration (pairs, power-of-two shift) gives
+    /// the oracle's bits, for every k and both layouts.
+    #[test]
+    fn mask_equals_the_positions_oracle() {
+        let mut state = 1;
+        for split in [false, true] {
+            for k in 1..=MAX_HASHES {
+                let b = Blocks::new(1, k, split, Kernel::Scalar);
+                for _ in 0..200 {
+                    let h2 = next(&mut state);
+                    let mut naive = [0u64; 8];
+                    for i in 0..k {
+                        let p = position(lane_hash(h2, i), i, k, split);
+                        naive[(p / 64) as usize] |= 1 << (p % 64);
+                    }
+                    assert_eq!(b.mask(h2), naive, "k={k} split={split}");
+                }
+            }
+        }
+    }
+
+    /// Every kernel's probe answers as the scalar probe, on lines from
+    /// empty to full and on the key's own mask with one bit cleared.
+    #[test]
+    fn every_kernel_probe_equals_the_scalar_probe() {
+        let mut state = 7;
+        for kernel in crate::Kernel::available() {
+            for split in [false, true] {
+                for k in 1..=MAX_HASHES {
+                    let b = Blocks::new(1, k, split, kernel);
+                    let scalar = Blocks::new(1, k, split, Kernel::Scalar);
+                    for round in 0..300 {
+                        let h2 = next(&mut state);
+                        let mut line: [u64; 8] = std::array::from_fn(|_| next(&mut state));
+                        // Denser and sparser lines: AND or OR a few draws.
+                        for _ in 0..round % 4 {
+                            for w in &mut line {
+                                *w = if round % 2 == 0 {
+                                    *w | next(&mut state)
+                                } else {
+                                    *w & next(&mut state)
+                                };
+                            }
+                        }
+                        let mask = b.mask(h2);
+                        for candidate in [line, mask, [u64::MAX; 8], [0; 8]] {
+                            assert_eq!(
+                                b.test_line(&candidate, h2),
+                                scalar.test_line_scalar(&candidate, h2),
+                                "{kernel:?} k={k} split={split}"
+                            );
+                        }
+                        assert!(b.test_line(&mask, h2), "{kernel:?} k={k}: own mask");
+                        // Clear each of the key's bits in turn: a miss.
+                        for w in 0..8 {
+                            let mut m = mask[w];
+                            while m != 0 {
+                                let bit = m & m.wrapping_neg();
+                                let mut cleared = [u64::MAX; 8];
+                                cleared[w] &= !bit;
+                                for (c, &own) in cleared.iter_mut().zip(&mask) {
+                                    *c &= own | line[0];
+                                }
+                                cleared[w] &= !bit;
+                                assert!(
+                                    !b.test_line(&cleared, h2),
+                                    "{kernel:?} k={k} split={split}"
+                                );
+                                m &= m - 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn candidates_hold_the_optimum() {
