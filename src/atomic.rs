@@ -69,8 +69,8 @@ impl Line for &AtomicBlock {
     }
 
     #[inline(always)]
-    fn load(&self) -> [u64; 8] {
-        std::array::from_fn(|w| self.0[w].load(Relaxed))
+    fn with_words<R>(&self, f: impl FnOnce(&[u64; 8]) -> R) -> R {
+        f(&std::array::from_fn(|w| self.0[w].load(Relaxed)))
     }
 }
 

@@ -133,8 +133,12 @@ pub(crate) trait Line {
     /// Word `w & 7` of the block.
     fn get(&self, w: usize) -> u64;
 
-    /// All 8 words (for the vector probe).
-    fn load(&self) -> [u64; 8];
+    /// Calls `f` with all 8 words (for the vector probe). Owned words
+    /// pass a reference to the filter's own memory: the vector probe loads
+    /// straight from it (a copy through the stack, written as four 16-byte
+    /// stores and read as two 32-byte loads, defeats store forwarding and
+    /// cost as much as the whole probe).
+    fn with_words<R>(&self, f: impl FnOnce(&[u64; 8]) -> R) -> R;
 }
 
 impl Line for &[u64; 8] {
@@ -144,8 +148,8 @@ impl Line for &[u64; 8] {
     }
 
     #[inline(always)]
-    fn load(&self) -> [u64; 8] {
-        **self
+    fn with_words<R>(&self, f: impl FnOnce(&[u64; 8]) -> R) -> R {
+        f(self)
     }
 }
 
@@ -227,8 +231,12 @@ impl Line for LeLine<'_> {
     }
 
     #[inline(always)]
-    fn load(&self) -> [u64; 8] {
-        self.0.map(u64::from_le)
+    fn with_words<R>(&self, f: impl FnOnce(&[u64; 8]) -> R) -> R {
+        if cfg!(target_endian = "little") {
+            f(self.0)
+        } else {
+            f(&self.0.map(u64::from_le))
+        }
     }
 }
 

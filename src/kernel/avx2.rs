@@ -51,19 +51,19 @@ impl Avx2 {
     /// (`layout::blocked::position`; differential tests in
     /// `layout::blocked`).
     #[inline]
-    pub(crate) fn block_test(self, line: [u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
+    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
         // SAFETY: `self` exists only if the CPU has AVX2 (see `detect`),
         // the one precondition of calling a `target_feature(enable =
-        // "avx2")` function; the function takes values, no pointers.
+        // "avx2")` function; it reads only through a shared reference.
         unsafe { block_test_avx2(line, h2, k, seg, step) }
     }
 }
 
 #[target_feature(enable = "avx2")]
-fn block_test_avx2(line: [u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
+fn block_test_avx2(line: &[u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
-    let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(line);
+    let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
     // Lanes alternate the low and high halves of h2: lane j is probe
     // 8g + j's input, even probes the low half.
     let x = _mm256_set1_epi64x(h2 as i64);

@@ -252,7 +252,7 @@ impl Simd {
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            return Some(avx2.block_test(line.load(), h2, k, seg, step));
+            return Some(line.with_words(|words| avx2.block_test(words, h2, k, seg, step)));
         }
         let _ = (line, h2, k, seg, step);
         None
