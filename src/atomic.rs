@@ -182,6 +182,7 @@ impl AtomicBloomFilter {
     /// writes relaxed `fetch_or`s (the parallel batch path sets bits
     /// through this).
     #[inline(always)]
+    #[cfg(feature = "rayon")]
     pub(crate) fn shared(&self) -> Shared<'_> {
         Shared(&self.blocks)
     }
