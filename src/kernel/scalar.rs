@@ -34,7 +34,7 @@ pub use crate::salts::SALTS;
 pub(crate) use crate::layout::blocked::{block_index, lane_hash, position, segment_bits};
 
 /// The in-block bits of a two-hash key as a mask over the block's 8 words
-/// (the blocked layout's own mask, [`crate::layout`]'s `Blocks::mask`).
+/// (the blocked layout's own mask, `layout::blocked::Blocks::mask`).
 pub fn block_mask(h2: u64, k: u32, split: bool) -> [u64; WORDS] {
     crate::layout::blocked::Blocks::new(1, k, split, super::Kernel::Scalar).mask(h2)
 }
