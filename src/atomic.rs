@@ -28,6 +28,7 @@ use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::layout::Layout;
+use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
 /// One cache line of atomic words: the layout of [`Block`].
@@ -187,11 +188,21 @@ impl AtomicBloomFilter {
         Shared(&self.blocks)
     }
 
+    /// Counts one insert call, saturating at `u64::MAX` like the owned
+    /// filter's counter (a loaded file may carry any value).
+    #[inline(always)]
+    fn count_insert(&self) {
+        // `fetch_update` fails only when the counter is already saturated.
+        let _ = self
+            .insert_calls
+            .fetch_update(Relaxed, Relaxed, |c| c.checked_add(1));
+    }
+
     /// Inserts a key, from any thread.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) {
         key.with_bytes(|bytes| self.geometry.insert(&mut Shared(&self.blocks), bytes));
-        self.insert_calls.fetch_add(1, Relaxed);
+        self.count_insert();
     }
 
     /// Whether a key is possibly in the set, from any thread (see the module
@@ -201,36 +212,30 @@ impl AtomicBloomFilter {
         key.with_bytes(|bytes| self.geometry.contains(&Shared(&self.blocks), bytes))
     }
 
-    /// Inserts a key by its 128-bit hash (see [`BloomFilter::insert_hash`]).
+    /// The pre-hashed calls (keys given by their 128-bit
+    /// [`hash_key`](crate::hash_key) with this filter's seed), from any
+    /// thread.
     ///
     /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
+    /// needs the key's bytes.
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, &self.geometry)
+    }
+
+    /// Inserts a key by its hash; the scheme is a two-hash one (the caller
+    /// holds a [`Prehashed`]).
     #[inline]
-    pub fn insert_hash(&self, hash: u128) -> Result<(), Error> {
-        self.check_prehashed()?;
+    pub(crate) fn insert_hash_unchecked(&self, hash: u128) {
         self.geometry.insert_hash(&mut Shared(&self.blocks), hash);
-        self.insert_calls.fetch_add(1, Relaxed);
-        Ok(())
+        self.count_insert();
     }
 
-    /// Whether a key given by its 128-bit hash is possibly in the set.
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    /// Whether a key given by its hash is possibly in the set; the scheme
+    /// is a two-hash one.
     #[inline]
-    pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
-        self.check_prehashed()?;
-        Ok(self.geometry.contains_hash(&Shared(&self.blocks), hash))
-    }
-
-    fn check_prehashed(&self) -> Result<(), Error> {
-        if self.geometry.scheme.is_two_hash() {
-            Ok(())
-        } else {
-            Err(Error::PrehashedUnsupported {
-                scheme: self.geometry.scheme.name(),
-            })
-        }
+    pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
+        self.geometry.contains_hash(&Shared(&self.blocks), hash)
     }
 
     /// The number of bits m.

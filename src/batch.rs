@@ -90,7 +90,7 @@ fn should_prefetch(bytes: usize) -> bool {
 
 /// What a batch computes per chunk for a geometry; `None` for
 /// `Independent`, which has no 128-bit hash to share.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum Plan {
     /// Blocked layouts: the block of each key, then the layout's probe over
     /// that one cache line.
@@ -336,7 +336,7 @@ impl BloomFilter {
                 }
             }
         }
-        self.set_insert_calls(self.insert_calls() + keys.len() as u64);
+        self.count_inserts(keys.len());
     }
 
     /// Writes into `out[i]` whether `keys[i]` is possibly in the set.
@@ -376,7 +376,7 @@ impl BloomFilter {
         Ok(())
     }
 
-    fn contains_keys_with<K: Key>(&self, keys: &[K], mut hit: impl FnMut(usize, bool)) {
+    pub(crate) fn contains_keys_with<K: Key>(&self, keys: &[K], mut hit: impl FnMut(usize, bool)) {
         let g = self.geometry();
         match Plan::of(g) {
             Some(plan) => contains_pipeline(
@@ -392,60 +392,5 @@ impl BloomFilter {
                 }
             }
         }
-    }
-
-    /// Inserts every pre-hashed key of `hashes` (as computed by
-    /// [`hash_key`](crate::hash_key) with this filter's seed).
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
-    pub fn insert_hash_batch(&mut self, hashes: &[u128]) -> Result<(), Error> {
-        let plan = self.prehashed_plan()?;
-        insert_pipeline(&plan, self.words_mut(), hashes.len(), copy_hashes(hashes));
-        self.set_insert_calls(self.insert_calls() + hashes.len() as u64);
-        Ok(())
-    }
-
-    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is
-    /// possibly in the set.
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme;
-    /// [`Error::LengthMismatch`] naming `out`.
-    pub fn contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
-        let plan = self.prehashed_plan()?;
-        Error::check_len("out", hashes.len(), out.len())?;
-        contains_pipeline(
-            &plan,
-            self.words(),
-            hashes.len(),
-            copy_hashes(hashes),
-            |i, hit| out[i] = hit,
-        );
-        Ok(())
-    }
-
-    /// The answers for pre-hashed keys as a bitmap (see
-    /// [`contains_batch_bitmap`](Self::contains_batch_bitmap)).
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
-    pub fn contains_hash_batch_bitmap(&self, hashes: &[u128]) -> Result<Vec<u64>, Error> {
-        let plan = self.prehashed_plan()?;
-        let mut out = vec![0; bitmap_words(hashes.len())];
-        contains_pipeline(
-            &plan,
-            self.words(),
-            hashes.len(),
-            copy_hashes(hashes),
-            |i, hit| out[i / 64] |= u64::from(hit) << (i % 64),
-        );
-        Ok(out)
-    }
-
-    pub(crate) fn prehashed_plan(&self) -> Result<Plan, Error> {
-        Plan::of(self.geometry()).ok_or(Error::PrehashedUnsupported {
-            scheme: self.geometry().scheme.name(),
-        })
     }
 }

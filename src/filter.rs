@@ -8,6 +8,7 @@ use crate::builder::Builder;
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::layout::{Layout, blocked, classic, partitioned};
+use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
@@ -80,6 +81,14 @@ impl BloomFilter {
         self.insert_calls = calls;
     }
 
+    /// Counts `n` more insert calls. The counter saturates at `u64::MAX`:
+    /// a loaded file may carry any value, and bookkeeping must never panic
+    /// (overflow checks) or wrap to a small count.
+    #[inline(always)]
+    pub(crate) fn count_inserts(&mut self, n: usize) {
+        self.insert_calls = self.insert_calls.saturating_add(n as u64);
+    }
+
     /// A filter of validated geometry over existing bits (the format and the
     /// atomic filter; no copy). `bits` must hold `geometry.num_bits` bits
     /// rounded up to whole blocks, padding zero.
@@ -101,7 +110,7 @@ impl BloomFilter {
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) {
         let (geometry, words) = (&self.geometry, self.bits.words_mut());
         key.with_bytes(|bytes| geometry.insert(words, bytes));
-        self.insert_calls += 1;
+        self.count_inserts(1);
     }
 
     /// Whether a key is possibly in the set (`false`: certainly not).
@@ -110,28 +119,38 @@ impl BloomFilter {
         key.with_bytes(|bytes| self.geometry.contains(self.bits.words(), bytes))
     }
 
-    /// Inserts a key by its 128-bit hash (as computed by
-    /// [`hash_key`](crate::hash_key) with this filter's [`seed`](Self::seed)).
+    /// The pre-hashed calls (keys given by their 128-bit [`hash_key`](crate::hash_key)
+    /// with this filter's seed): queries.
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
     /// needs the key's bytes.
-    #[inline]
-    pub fn insert_hash(&mut self, hash: u128) -> Result<(), Error> {
-        self.check_prehashed()?;
-        self.geometry.insert_hash(self.bits.words_mut(), hash);
-        self.insert_calls += 1;
-        Ok(())
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, &self.geometry)
     }
 
-    /// Whether a key given by its 128-bit hash is possibly in the set.
+    /// The pre-hashed calls: inserts and queries.
     ///
     /// # Errors
-    /// As [`insert_hash`](Self::insert_hash).
+    /// As [`prehashed`](Self::prehashed).
+    pub fn prehashed_mut(&mut self) -> Result<Prehashed<&mut Self>, Error> {
+        let geometry = self.geometry;
+        Prehashed::new(self, &geometry)
+    }
+
+    /// Inserts a key by its hash; the scheme is a two-hash one (the caller
+    /// holds a [`Prehashed`]).
     #[inline]
-    pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
-        self.check_prehashed()?;
-        Ok(self.geometry.contains_hash(self.bits.words(), hash))
+    pub(crate) fn insert_hash_unchecked(&mut self, hash: u128) {
+        self.geometry.insert_hash(self.bits.words_mut(), hash);
+        self.count_inserts(1);
+    }
+
+    /// Whether a key given by its hash is possibly in the set; the scheme
+    /// is a two-hash one.
+    #[inline]
+    pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
+        self.geometry.contains_hash(self.bits.words(), hash)
     }
 
     /// Removes every key (keeps the geometry and seed).
@@ -213,16 +232,6 @@ impl BloomFilter {
             Layout::Blocked | Layout::SplitBlock => {
                 blocked::current_fpr(g.split(), self.bits.words(), g.range, g.num_hashes)
             }
-        }
-    }
-
-    fn check_prehashed(&self) -> Result<(), Error> {
-        if self.geometry.scheme.is_two_hash() {
-            Ok(())
-        } else {
-            Err(Error::PrehashedUnsupported {
-                scheme: self.geometry.scheme.name(),
-            })
         }
     }
 
@@ -314,8 +323,11 @@ mod tests {
         let mut a = BloomFilter::builder().bits(4096).hashes(4).build().unwrap();
         let mut b = a.clone();
         a.insert(&7u64);
-        b.insert_hash(crate::hash_key(&7u64, b.seed())).unwrap();
+        let mut by_hash = b.prehashed_mut().unwrap();
+        let h = by_hash.hash(&7u64);
+        by_hash.insert(h);
         assert_eq!(a, b);
+        assert_eq!(b.insert_calls(), 1);
 
         let mut ind = BloomFilter::builder()
             .scheme(Scheme::Independent)
@@ -323,9 +335,9 @@ mod tests {
             .hashes(4)
             .build()
             .unwrap();
-        let err = ind.insert_hash(1).unwrap_err().to_string();
+        let err = ind.prehashed_mut().unwrap_err().to_string();
         assert!(err.contains("independent"), "{err}");
-        assert!(ind.contains_hash(1).is_err());
+        assert!(ind.prehashed().is_err());
     }
 
     #[test]

@@ -204,9 +204,10 @@ pub fn hash128(bytes: &[u8], seed: u64) -> u128 {
 
 /// The 128-bit hash of a [`Key`] under `seed`.
 ///
-/// This is the value that `insert_hash`/`contains_hash` take: for two-hash
-/// schemes `filter.insert_hash(hash_key(&k, filter.seed()))` is the same as
-/// `filter.insert(&k)`.
+/// This is the value the pre-hashed calls ([`Prehashed`](crate::Prehashed))
+/// take: for two-hash schemes
+/// `filter.prehashed_mut()?.insert(hash_key(&k, filter.seed()))` is the
+/// same as `filter.insert(&k)`.
 #[inline]
 pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
     key.with_bytes(|b| hash128(b, seed))

@@ -88,6 +88,7 @@ mod layout;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
 mod prefetch;
+pub mod prehashed;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
@@ -103,6 +104,7 @@ pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
 pub use kernel::{Kernel, kernel_name, set_kernel};
 pub use layout::Layout;
+pub use prehashed::Prehashed;
 pub use scheme::{Enhancement, Scheme};
 pub use view::{FilterView, VIEW_ALIGN};
 

@@ -45,7 +45,7 @@ impl Drop for Shared<'_> {
     }
 }
 
-fn sequential(n: usize) -> bool {
+pub(crate) fn sequential(n: usize) -> bool {
     n <= PAR_TASK || rayon::current_num_threads() < 2
 }
 
@@ -64,24 +64,6 @@ impl BloomFilter {
             |start, hs| hash_keys(keys, seed)(start, hs),
             |a, i| a.insert(&keys[i]),
         );
-    }
-
-    /// [`insert_hash_batch`](Self::insert_hash_batch) on rayon's thread
-    /// pool.
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
-    pub fn par_insert_hash_batch(&mut self, hashes: &[u128]) -> Result<(), Error> {
-        self.prehashed_plan()?;
-        if sequential(hashes.len()) {
-            return self.insert_hash_batch(hashes);
-        }
-        self.par_insert_with(
-            hashes.len(),
-            |start, hs| copy_hashes(hashes)(start, hs),
-            |_, _| unreachable!("pre-hashed keys have a kernel plan"),
-        );
-        Ok(())
     }
 
     fn par_insert_with(
@@ -122,7 +104,8 @@ impl BloomFilter {
             }
         });
         drop(shared);
-        self.set_insert_calls(calls + n as u64);
+        self.set_insert_calls(calls);
+        self.count_inserts(n);
     }
 
     /// [`contains_batch`](Self::contains_batch) on rayon's thread pool.
@@ -137,44 +120,38 @@ impl BloomFilter {
         if sequential(keys.len()) {
             return self.contains_batch(keys, out);
         }
-        if keys.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                name: "out",
-                expected: keys.len(),
-                got: out.len(),
-            });
-        }
+        Error::check_len("out", keys.len(), out.len())?;
         keys.par_chunks(PAR_TASK)
             .zip(out.par_chunks_mut(PAR_TASK))
-            .for_each(|(ks, os)| self.contains_batch(ks, os).unwrap_or(()));
+            .for_each(|(ks, os)| self.contains_keys_with(ks, |i, hit| os[i] = hit));
         Ok(())
     }
+}
 
-    /// [`contains_hash_batch`](Self::contains_hash_batch) on rayon's thread
-    /// pool.
-    ///
-    /// # Errors
-    /// As [`contains_hash_batch`](Self::contains_hash_batch).
-    pub fn par_contains_hash_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
-        let plan = self.prehashed_plan()?;
-        if sequential(hashes.len()) {
-            return self.contains_hash_batch(hashes, out);
-        }
-        if hashes.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                name: "out",
-                expected: hashes.len(),
-                got: out.len(),
-            });
-        }
-        hashes
-            .par_chunks(PAR_TASK)
-            .zip(out.par_chunks_mut(PAR_TASK))
-            .for_each(|(hs, os)| {
-                contains_pipeline(&plan, self.words(), hs.len(), copy_hashes(hs), |i, hit| {
-                    os[i] = hit
-                })
-            });
-        Ok(())
-    }
+/// [`Prehashed::par_insert_batch`](crate::prehashed::Prehashed::par_insert_batch)
+/// above the sequential threshold; the filter's scheme is a two-hash one.
+pub(crate) fn par_insert_hashes(filter: &mut BloomFilter, hashes: &[u128]) {
+    filter.par_insert_with(
+        hashes.len(),
+        |start, hs| copy_hashes(hashes)(start, hs),
+        |_, _| unreachable!("pre-hashed keys have a kernel plan"),
+    );
+}
+
+/// [`Prehashed::par_contains_batch`](crate::prehashed::Prehashed::par_contains_batch)
+/// with lengths checked.
+pub(crate) fn par_contains_hashes(
+    filter: &BloomFilter,
+    plan: &Plan,
+    hashes: &[u128],
+    out: &mut [bool],
+) {
+    hashes
+        .par_chunks(PAR_TASK)
+        .zip(out.par_chunks_mut(PAR_TASK))
+        .for_each(|(hs, os)| {
+            contains_pipeline(plan, filter.words(), hs.len(), copy_hashes(hs), |i, hit| {
+                os[i] = hit
+            })
+        });
 }

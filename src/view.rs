@@ -15,6 +15,7 @@ use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::layout::Layout;
+use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
@@ -103,18 +104,21 @@ impl<'a> FilterView<'a> {
         key.with_bytes(|bytes| self.geometry.contains(&LeWords(self.words), bytes))
     }
 
-    /// Whether a key given by its 128-bit hash is possibly in the set.
+    /// The pre-hashed queries (keys given by their 128-bit
+    /// [`hash_key`](crate::hash_key) with this filter's seed).
     ///
     /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
+    /// needs the key's bytes.
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, &self.geometry)
+    }
+
+    /// Whether a key given by its hash is possibly in the set; the scheme
+    /// is a two-hash one (the caller holds a [`Prehashed`]).
     #[inline]
-    pub fn contains_hash(&self, hash: u128) -> Result<bool, Error> {
-        if !self.geometry.scheme.is_two_hash() {
-            return Err(Error::PrehashedUnsupported {
-                scheme: self.geometry.scheme.name(),
-            });
-        }
-        Ok(self.geometry.contains_hash(&LeWords(self.words), hash))
+    pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
+        self.geometry.contains_hash(&LeWords(self.words), hash)
     }
 
     /// The parsed header.

@@ -83,11 +83,15 @@ fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
                         let hk: Vec<u128> = keys.iter().map(|x| hash_key(x, seed)).collect();
                         let hq: Vec<u128> = queries.iter().map(|x| hash_key(x, seed)).collect();
                         let mut g = build(layout, scheme, m, k, seed);
-                        g.insert_hash_batch(&hk).unwrap();
+                        g.prehashed_mut().unwrap().insert_batch(&hk);
                         assert!(g == single, "{ctx}: pre-hashed bits differ");
-                        g.contains_hash_batch(&hq, &mut out).unwrap();
+                        let by_hash = g.prehashed().unwrap();
+                        by_hash.contains_batch(&hq, &mut out).unwrap();
                         assert_eq!(out, expected, "{ctx} pre-hashed");
-                        assert_eq!(g.contains_hash_batch_bitmap(&hq).unwrap(), bitmap);
+                        assert_eq!(by_hash.contains_batch_bitmap(&hq), bitmap);
+                        for (&h, &e) in hq.iter().zip(&expected) {
+                            assert_eq!(by_hash.contains(h), e, "{ctx} pre-hashed single");
+                        }
                     }
                 }
             }
@@ -128,8 +132,14 @@ fn batch_errors_name_the_argument() {
         .unwrap_err();
     assert!(e.to_string().contains("`out`"), "{e}");
     let mut ind = build(Layout::Blocked, Scheme::Independent, 4096, 4, 1);
-    assert!(ind.insert_hash_batch(&[1]).is_err());
-    assert!(ind.contains_hash_batch_bitmap(&[1]).is_err());
+    let e = ind.prehashed_mut().unwrap_err();
+    assert!(e.to_string().contains("`independent`"), "{e}");
+    assert!(ind.prehashed().is_err());
+    let by_hash = f.prehashed().unwrap();
+    let e = by_hash
+        .contains_batch(&[1, 2], &mut [false; 3])
+        .unwrap_err();
+    assert!(e.to_string().contains("`out`"), "{e}");
     assert!(f.contains_batch_bitmap::<u64>(&[]).is_empty());
 }
 

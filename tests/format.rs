@@ -6,7 +6,7 @@
 use std::io::Read;
 
 use lesshash::format::{HEADER_LEN, Header, MAGIC, scheme_id};
-use lesshash::{Block, BloomFilter, Error, FilterView, Layout, Scheme};
+use lesshash::{Block, BloomFilter, DEFAULT_SEED, Error, FilterView, Layout, Scheme, hash_key};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -218,9 +218,13 @@ fn round_trip_every_layout_scheme_and_size() {
                 );
                 if scheme.is_two_hash() {
                     let h = lesshash::hash_key("key-0", view.seed());
-                    assert_eq!(view.contains_hash(h).unwrap(), f.contains_hash(h).unwrap());
+                    let by_hash = view.prehashed().unwrap();
+                    assert!(by_hash.contains(h));
+                    assert_eq!(by_hash.contains(h), f.prehashed().unwrap().contains(h));
+                    let miss = lesshash::hash_key("not-a-key", view.seed());
+                    assert_eq!(by_hash.contains(miss), f.contains("not-a-key"));
                 } else {
-                    assert!(view.contains_hash(1).is_err());
+                    assert!(view.prehashed().is_err());
                 }
             }
         }
@@ -1022,4 +1026,71 @@ fn regenerate_golden() {
 #[test]
 fn header_len_is_one_cache_line() {
     assert_eq!(HEADER_LEN, 64);
+}
+
+// ------------------------------------------------ the insert counter -----
+
+/// A filter loaded from a file whose insert counter is `calls` (any value
+/// a file may carry).
+fn loaded_with_counter(calls: u64) -> BloomFilter {
+    let f = filter(
+        Layout::Blocked,
+        Scheme::DoubleHashing,
+        1 << 16,
+        6,
+        1,
+        DEFAULT_SEED,
+    );
+    let bytes = patched(&f.to_bytes(), 40, &calls.to_le_bytes());
+    let g = BloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(g.insert_calls(), calls);
+    g
+}
+
+/// The counter saturates at `u64::MAX` on every insert path, owned and
+/// atomic: it used to panic with overflow checks on and wrap to a small
+/// count without (found by loading a file with the counter near the top).
+#[test]
+fn the_insert_counter_saturates_on_every_path() {
+    let keys: Vec<u64> = (0..40_000).collect(); // above one parallel task
+    let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, DEFAULT_SEED)).collect();
+    type Path = (&'static str, fn(&mut BloomFilter, &[u64], &[u128]));
+    let mut paths: Vec<Path> = vec![
+        ("insert", |f, k, _| f.insert(&k[0])),
+        ("insert_batch", |f, k, _| f.insert_batch(k)),
+        ("prehashed insert", |f, _, h| {
+            f.prehashed_mut().unwrap().insert(h[0])
+        }),
+        ("prehashed insert_batch", |f, _, h| {
+            f.prehashed_mut().unwrap().insert_batch(h)
+        }),
+        ("atomic insert", |f, k, _| {
+            let a = std::mem::replace(f, loaded_with_counter(0)).into_atomic();
+            a.insert(&k[0]);
+            *f = a.into_inner();
+        }),
+        ("atomic prehashed insert", |f, _, h| {
+            let a = std::mem::replace(f, loaded_with_counter(0)).into_atomic();
+            a.prehashed().unwrap().insert(h[0]);
+            *f = a.into_inner();
+        }),
+    ];
+    #[cfg(feature = "rayon")]
+    paths.extend::<[Path; 2]>([
+        ("par_insert_batch", |f, k, _| f.par_insert_batch(k)),
+        ("prehashed par_insert_batch", |f, _, h| {
+            f.prehashed_mut().unwrap().par_insert_batch(h)
+        }),
+    ]);
+    for (name, insert) in paths {
+        for start in [u64::MAX - 1, u64::MAX] {
+            let mut f = loaded_with_counter(start);
+            insert(&mut f, &keys, &hashes);
+            assert_eq!(f.insert_calls(), u64::MAX, "{name} from {start}");
+            assert!(f.contains(&keys[0]), "{name}: false negative");
+        }
+        let mut f = loaded_with_counter(5);
+        insert(&mut f, &keys, &hashes);
+        assert!(f.insert_calls() > 5, "{name} counts from a loaded value");
+    }
 }

@@ -52,12 +52,15 @@ fn check(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64, keys: &[Vec<
     assert!(out.iter().all(|&x| x), "batch false negative");
     if scheme.is_two_hash() {
         let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
-        f.contains_hash_batch(&hashes, &mut out).unwrap();
+        f.prehashed()
+            .unwrap()
+            .contains_batch(&hashes, &mut out)
+            .unwrap();
         assert!(out.iter().all(|&x| x), "pre-hashed false negative");
         // Inserting by hash into a fresh filter gives the same bits.
         let mut g = f.clone();
         g.clear();
-        g.insert_hash_batch(&hashes).unwrap();
+        g.prehashed_mut().unwrap().insert_batch(&hashes);
         assert_eq!(f, g);
     }
 }

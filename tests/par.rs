@@ -56,13 +56,15 @@ fn parallel_build_is_bit_identical_and_answers_alike() {
                         let hk: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
                         let hq: Vec<u128> = queries.iter().map(|k| hash_key(k, seed)).collect();
                         let mut byhash = empty.clone();
-                        byhash.par_insert_hash_batch(&hk).unwrap();
+                        byhash.prehashed_mut().unwrap().par_insert_batch(&hk);
                         assert!(byhash == seq, "{ctx}: pre-hashed bits differ");
-                        byhash.par_contains_hash_batch(&hq, &mut out).unwrap();
+                        let by_hash = byhash.prehashed().unwrap();
+                        by_hash.par_contains_batch(&hq, &mut out).unwrap();
                         assert_eq!(out, expected, "{ctx} pre-hashed");
+                        let e = by_hash.par_contains_batch(&hq, &mut [false; 1]);
+                        assert!(e.unwrap_err().to_string().contains("`out`"));
                     } else {
-                        let mut e = empty.clone();
-                        assert!(e.par_insert_hash_batch(&[1]).is_err());
+                        assert!(empty.prehashed().is_err());
                     }
                 });
             }

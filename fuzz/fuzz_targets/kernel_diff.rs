@@ -2,8 +2,8 @@
 //! index sequence against the direct 128-bit formula, the bits a filter sets
 //! against the oracle's positions, pre-hashed against keyed inserts, the
 //! Count-Min columns against `reference_columns`, and every batch path
-//! (`insert_batch`, `contains_batch`, `insert_hash_batch`,
-//! `contains_hash_batch`, Count-Min `add_batch`/`add_updates`/
+//! (`insert_batch`, `contains_batch`, the pre-hashed `insert_batch` and
+//! `contains_batch`, Count-Min `add_batch`/`add_updates`/
 //! `estimate_batch`) against the single-key path, over batch lengths and
 //! chunkings chosen by the input (0, 1, odd remainders).
 //!
@@ -130,7 +130,10 @@ fn filter_bits(params: common::Params, keys: Vec<Vec<u8>>) {
         assert!(one.contains(key));
         if empty.scheme().is_two_hash() {
             let mut hashed = empty.clone();
-            hashed.insert_hash(hash_key(key, empty.seed())).unwrap();
+            hashed
+                .prehashed_mut()
+                .unwrap()
+                .insert(hash_key(key, empty.seed()));
             assert!(hashed == one, "insert_hash sets other bits than insert");
         }
         all.insert(key);
@@ -247,8 +250,9 @@ fn batch_with_kernel(params: common::Params, keys: &[Vec<u8>], queries: &[Vec<u8
     assert!(chunked == single, "chunked insert_batch differs");
     let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
     let mut hashed = empty.clone();
-    match hashed.insert_hash_batch(&hashes) {
-        Ok(()) => {
+    match hashed.prehashed_mut() {
+        Ok(mut by_hash) => {
+            by_hash.insert_batch(&hashes);
             assert!(two_hash);
             assert!(hashed == single, "insert_hash_batch differs from inserts");
             assert_eq!(hashed.insert_calls(), single.insert_calls());
@@ -277,11 +281,12 @@ fn batch_with_kernel(params: common::Params, keys: &[Vec<u8>], queries: &[Vec<u8
     assert_eq!(out, expect, "chunked contains_batch differs");
     let all_hashes: Vec<u128> = all.iter().map(|k| hash_key(*k, seed)).collect();
     let mut out = vec![false; all.len()];
-    match filter.contains_hash_batch(&all_hashes, &mut out) {
-        Ok(()) => {
-            assert_eq!(out, expect, "contains_hash_batch differs from contains");
+    match filter.prehashed() {
+        Ok(by_hash) => {
+            by_hash.contains_batch(&all_hashes, &mut out).unwrap();
+            assert_eq!(out, expect, "pre-hashed contains_batch differs from contains");
             for (h, &e) in all_hashes.iter().zip(&expect) {
-                assert_eq!(filter.contains_hash(*h).unwrap(), e);
+                assert_eq!(by_hash.contains(*h), e);
             }
         }
         Err(_) => assert!(!two_hash),

@@ -136,8 +136,9 @@ fn run(input: Input) {
                 let hash = hash_key(&key, seed);
                 let mut by_key = filter.clone();
                 by_key.insert(&key);
-                match filter.insert_hash(hash) {
-                    Ok(()) => {
+                match filter.prehashed_mut() {
+                    Ok(mut by_hash) => {
+                        by_hash.insert(hash);
                         assert!(two_hash);
                         assert!(filter == by_key, "insert_hash differs from insert");
                         model.insert(key);
@@ -147,11 +148,12 @@ fn run(input: Input) {
             }
             Op::ContainsHash(key) => {
                 let hash = hash_key(&key, seed);
-                match filter.contains_hash(hash) {
-                    Ok(hit) => {
+                match filter.prehashed() {
+                    Ok(by_hash) => {
+                        let hit = by_hash.contains(hash);
                         assert_eq!(hit, filter.contains(&key), "contains_hash differs");
                         let mut out = [false];
-                        filter.contains_hash_batch(&[hash], &mut out).unwrap();
+                        by_hash.contains_batch(&[hash], &mut out).unwrap();
                         assert_eq!(out[0], hit);
                     }
                     Err(_) => assert!(!two_hash),
@@ -162,8 +164,9 @@ fn run(input: Input) {
                 let before = filter.clone();
                 let mut by_key = filter.clone();
                 by_key.insert_batch(&keys);
-                match filter.insert_hash_batch(&hashes) {
-                    Ok(()) => {
+                match filter.prehashed_mut() {
+                    Ok(mut by_hash) => {
+                        by_hash.insert_batch(&hashes);
                         assert!(two_hash);
                         assert!(filter == by_key, "insert_hash_batch differs from inserts");
                         assert_eq!(filter.insert_calls(), by_key.insert_calls());
@@ -179,14 +182,15 @@ fn run(input: Input) {
             Op::ContainsHashBatch(keys) => {
                 let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
                 let mut out = vec![false; keys.len()];
-                match filter.contains_hash_batch(&hashes, &mut out) {
-                    Ok(()) => {
+                match filter.prehashed() {
+                    Ok(by_hash) => {
+                        by_hash.contains_batch(&hashes, &mut out).unwrap();
                         for (key, hit) in keys.iter().zip(&out) {
                             assert_eq!(*hit, filter.contains(key), "hash batch and single differ");
                             assert!(*hit || !model.contains(key), "false negative for {key:?}");
                         }
                         let mut short = vec![false; keys.len() + 1];
-                        assert!(filter.contains_hash_batch(&hashes, &mut short).is_err());
+                        assert!(by_hash.contains_batch(&hashes, &mut short).is_err());
                     }
                     Err(_) => assert!(!two_hash),
                 }
@@ -235,11 +239,14 @@ fn run(input: Input) {
                 if two_hash {
                     let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
                     let mut par_hashed = same_params(&filter);
-                    par_hashed.par_insert_hash_batch(&hashes).unwrap();
+                    par_hashed.prehashed_mut().unwrap().par_insert_batch(&hashes);
                     let mut plain_hashed = same_params(&filter);
                     plain_hashed.insert_batch(&keys);
                     assert!(par_hashed == plain_hashed, "par_insert_hash_batch differs");
-                    par.par_contains_hash_batch(&hashes, &mut out).unwrap();
+                    par.prehashed()
+                        .unwrap()
+                        .par_contains_batch(&hashes, &mut out)
+                        .unwrap();
                     assert!(out.iter().all(|&hit| hit));
                 }
                 model.extend(keys);

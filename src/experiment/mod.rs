@@ -25,8 +25,8 @@
 //! Within a trial every variant sees the same items. The two-hash variants
 //! share one XXH3-128 per item, computed once per trial
 //! ([`hash_key`]) and fed to
-//! [`insert_hash_batch`](crate::BloomFilter::insert_hash_batch) and
-//! [`contains_hash`](crate::BloomFilter::contains_hash), which the library
+//! the pre-hashed [`insert_batch`](crate::Prehashed::insert_batch) and
+//! [`contains`](crate::Prehashed::contains), which the library
 //! tests to be identical to inserting the keys. `Independent` filters hash
 //! the same keys k times through [`insert`](crate::BloomFilter::insert).
 //! Differences between variants are therefore differences of the schemes,
@@ -585,9 +585,10 @@ impl Worker {
             filter.clear();
             let mut hits = 0u32;
             if filter.scheme().is_two_hash() {
-                filter.insert_hash_batch(&self.members)?;
+                filter.prehashed_mut()?.insert_batch(&self.members);
+                let by_hash = filter.prehashed()?;
                 for &h in &self.queries {
-                    hits += u32::from(filter.contains_hash(h)?);
+                    hits += u32::from(by_hash.contains(h));
                 }
             } else {
                 for i in 0..n {

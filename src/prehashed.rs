@@ -1,0 +1,210 @@
+//! [`Prehashed`]: a filter's pre-hashed calls, for filters that take them.
+//!
+//! Keys hashed once upstream (a 128-bit [`hash_key`] kept in a column, sent
+//! over the wire, shared by several filters of the same seed) skip hashing.
+//! Only the two-hash schemes derive every probe from that one hash; the
+//! `Independent` scheme hashes the key's bytes k times and cannot use it.
+//! Instead of every pre-hashed call returning an error for that one case,
+//! the check is made once, when the handle is taken
+//! ([`BloomFilter::prehashed`], [`BloomFilter::prehashed_mut`],
+//! [`FilterView::prehashed`], [`AtomicBloomFilter::prehashed`]); the calls
+//! on the handle cannot fail for that reason.
+//!
+//! ```
+//! use lesshash::{BloomFilter, hash_key};
+//!
+//! let mut filter = BloomFilter::with_fpr(1000, 0.01)?;
+//! let mut by_hash = filter.prehashed_mut()?;
+//! let h = by_hash.hash("apple"); // hash_key("apple", filter's seed)
+//! by_hash.insert(h);
+//! by_hash.insert_batch(&[hash_key(&1u64, by_hash.seed()), hash_key(&2u64, by_hash.seed())]);
+//! assert!(by_hash.contains(h));
+//! assert!(filter.contains("apple") && filter.contains(&2u64));
+//! # Ok::<(), lesshash::Error>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+use std::ops::{Deref, DerefMut};
+
+use crate::Error;
+use crate::batch::{Plan, bitmap_words, contains_pipeline, copy_hashes, insert_pipeline};
+use crate::filter::BloomFilter;
+use crate::hash::{Key, hash_key};
+use crate::view::FilterView;
+
+/// The pre-hashed calls of a filter with a two-hash scheme: `F` is
+/// `&BloomFilter` (queries), `&mut BloomFilter` (inserts and queries),
+/// `&FilterView` (queries) or `&AtomicBloomFilter` (inserts and queries
+/// from any thread). See the [module docs](self).
+///
+/// A hash must be [`hash_key`] of the key with the filter's
+/// [`seed`](Self::seed) ([`hash`](Self::hash) computes it); any other value
+/// is answered as the key it is the hash of.
+#[derive(Debug)]
+pub struct Prehashed<F> {
+    filter: F,
+    /// The batch plan; its existence is the proof that the scheme is a
+    /// two-hash one.
+    plan: Plan,
+}
+
+impl<F> Prehashed<F> {
+    /// The handle, or [`Error::PrehashedUnsupported`] for a scheme without
+    /// a plan (`Independent`).
+    pub(crate) fn new(filter: F, geometry: &crate::geometry::Geometry) -> Result<Self, Error> {
+        match Plan::of(geometry) {
+            Some(plan) => Ok(Self { filter, plan }),
+            None => Err(Error::PrehashedUnsupported {
+                scheme: geometry.scheme.name(),
+            }),
+        }
+    }
+}
+
+/// Queries through an owned filter (shared or exclusive borrow).
+impl<F: Deref<Target = BloomFilter>> Prehashed<F> {
+    /// The filter's seed, the one to hash keys with.
+    pub fn seed(&self) -> u64 {
+        self.filter.seed()
+    }
+
+    /// [`hash_key`] of `key` with the filter's seed.
+    #[inline]
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
+        hash_key(key, self.seed())
+    }
+
+    /// Whether the key hashed to `hash` is possibly in the set.
+    #[inline]
+    pub fn contains(&self, hash: u128) -> bool {
+        self.filter.contains_hash_unchecked(hash)
+    }
+
+    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is
+    /// possibly in the set (the batch pipeline).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` if the lengths differ.
+    pub fn contains_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
+        Error::check_len("out", hashes.len(), out.len())?;
+        contains_hashes(&self.filter, &self.plan, hashes, |i, hit| out[i] = hit);
+        Ok(())
+    }
+
+    /// The answers as a bitmap (see
+    /// [`BloomFilter::contains_batch_bitmap`]).
+    pub fn contains_batch_bitmap(&self, hashes: &[u128]) -> Vec<u64> {
+        let mut out = vec![0; bitmap_words(hashes.len())];
+        contains_hashes(&self.filter, &self.plan, hashes, |i, hit| {
+            out[i / 64] |= u64::from(hit) << (i % 64)
+        });
+        out
+    }
+
+    /// [`contains_batch`](Self::contains_batch) on rayon's thread pool.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` if the lengths differ.
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_contains_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
+        Error::check_len("out", hashes.len(), out.len())?;
+        crate::par::par_contains_hashes(&self.filter, &self.plan, hashes, out);
+        Ok(())
+    }
+}
+
+/// Inserts through an exclusively borrowed owned filter.
+impl<F: DerefMut<Target = BloomFilter>> Prehashed<F> {
+    /// Inserts the key hashed to `hash`.
+    #[inline]
+    pub fn insert(&mut self, hash: u128) {
+        self.filter.insert_hash_unchecked(hash);
+    }
+
+    /// Inserts every key of `hashes` (the batch pipeline).
+    pub fn insert_batch(&mut self, hashes: &[u128]) {
+        let f = &mut *self.filter;
+        insert_pipeline(&self.plan, f.words_mut(), hashes.len(), copy_hashes(hashes));
+        f.count_inserts(hashes.len());
+    }
+
+    /// [`insert_batch`](Self::insert_batch) on rayon's thread pool; the
+    /// filter is bit-identical to the sequential one.
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_insert_batch(&mut self, hashes: &[u128]) {
+        if crate::par::sequential(hashes.len()) {
+            return self.insert_batch(hashes);
+        }
+        crate::par::par_insert_hashes(&mut self.filter, hashes);
+    }
+}
+
+fn contains_hashes(
+    filter: &BloomFilter,
+    plan: &Plan,
+    hashes: &[u128],
+    hit: impl FnMut(usize, bool),
+) {
+    contains_pipeline(plan, filter.words(), hashes.len(), copy_hashes(hashes), hit);
+}
+
+/// Queries through a view of serialized bytes.
+impl Prehashed<&FilterView<'_>> {
+    /// The filter's seed, the one to hash keys with.
+    pub fn seed(&self) -> u64 {
+        self.filter.seed()
+    }
+
+    /// [`hash_key`] of `key` with the filter's seed.
+    #[inline]
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
+        hash_key(key, self.seed())
+    }
+
+    /// Whether the key hashed to `hash` is possibly in the set.
+    #[inline]
+    pub fn contains(&self, hash: u128) -> bool {
+        self.filter.contains_hash_unchecked(hash)
+    }
+}
+
+/// Inserts and queries from any thread.
+#[cfg(target_has_atomic = "64")]
+impl Prehashed<&crate::AtomicBloomFilter> {
+    /// The filter's seed, the one to hash keys with.
+    pub fn seed(&self) -> u64 {
+        self.filter.seed()
+    }
+
+    /// [`hash_key`] of `key` with the filter's seed.
+    #[inline]
+    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
+        hash_key(key, self.seed())
+    }
+
+    /// Inserts the key hashed to `hash`, from any thread.
+    #[inline]
+    pub fn insert(&self, hash: u128) {
+        self.filter.insert_hash_unchecked(hash);
+    }
+
+    /// Whether the key hashed to `hash` is possibly in the set (see
+    /// [`AtomicBloomFilter`](crate::AtomicBloomFilter) for what concurrent
+    /// inserts it sees).
+    #[inline]
+    pub fn contains(&self, hash: u128) -> bool {
+        self.filter.contains_hash_unchecked(hash)
+    }
+}
+
+impl<F: Clone> Clone for Prehashed<F> {
+    fn clone(&self) -> Self {
+        Self {
+            filter: self.filter.clone(),
+            plan: self.plan,
+        }
+    }
+}
+
+impl<F: Copy> Copy for Prehashed<F> {}
