@@ -4,8 +4,8 @@
 //! # The pipeline
 //!
 //! Keys go through in chunks of [`CHUNK`] = 32. For each chunk the batch
-//! path (1) hashes the keys (one XXH3-128 each), (2) runs the active kernel
-//! over the 32 hashes: blocks and in-block masks for the blocked layouts,
+//! path (1) hashes the keys (one XXH3-128 each), (2) runs the index kernel
+//! over the 32 hashes (the filter's kernel): blocks and in-block masks for the blocked layouts,
 //! k bit indices per key for the flat ones, and (3) tests or sets the bits.
 //!
 //! With prefetching on, steps (1)-(2) of chunk c + 1 run before step (3) of
@@ -19,74 +19,31 @@
 //!
 //! [`Prefetch::Auto`] (the default) prefetches when the filter is larger
 //! than [`PREFETCH_MIN_BYTES`] (it no longer fits in a core's L2 cache);
-//! [`set_prefetch`] forces it on or off (benchmarks, the no-prefetch
-//! figure). Results never depend on it.
+//! a filter's [`set_prefetch`](crate::BloomFilter::set_prefetch) (or the
+//! builder's [`prefetch`](crate::Builder::prefetch)) forces it on or off
+//! for that filter (benchmarks, the no-prefetch figure). The kernel is a
+//! filter's option the same way ([`crate::BloomFilter::set_kernel`]).
+//! Results never depend on either.
 //!
 //! The `Independent` scheme hashes a key k times and has no kernel: its
 //! batch paths are the per-key scalar path.
 
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
-
 use crate::Error;
 use crate::bits::{Words, WordsMut};
 use crate::filter::BloomFilter;
+use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
 use crate::hash::{Key, hash128};
-use crate::kernel::{self, FlatSpec, Kernel};
+use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
+pub use crate::prefetch::{PREFETCH_MIN_BYTES, Prefetch};
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
 pub const CHUNK: usize = 32;
-
-/// Filters above this size (bytes) are prefetched under
-/// [`Prefetch::Auto`]: 1 MiB, above a core's L2 cache (512 KiB on the
-/// development machine).
-pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
-
-/// Whether the batch paths prefetch the cache lines of the next chunk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Prefetch {
-    /// Prefetch when the filter is larger than [`PREFETCH_MIN_BYTES`].
-    #[default]
-    Auto,
-    /// Always prefetch.
-    Always,
-    /// Never prefetch (the baseline of the no-prefetch benchmark figure).
-    Never,
-}
-
-static PREFETCH: AtomicU8 = AtomicU8::new(0);
-
-/// Sets the prefetch mode of every batch path of the process.
-pub fn set_prefetch(mode: Prefetch) {
-    let v = match mode {
-        Prefetch::Auto => 0,
-        Prefetch::Always => 1,
-        Prefetch::Never => 2,
-    };
-    PREFETCH.store(v, Relaxed);
-}
-
-/// The prefetch mode in use.
-pub fn prefetch_mode() -> Prefetch {
-    match PREFETCH.load(Relaxed) {
-        1 => Prefetch::Always,
-        2 => Prefetch::Never,
-        _ => Prefetch::Auto,
-    }
-}
-
-fn should_prefetch(bytes: usize) -> bool {
-    match prefetch_mode() {
-        Prefetch::Auto => bytes > PREFETCH_MIN_BYTES,
-        Prefetch::Always => true,
-        Prefetch::Never => false,
-    }
-}
 
 /// What a batch computes per chunk for a geometry; `None` for
 /// `Independent`, which has no 128-bit hash to share.
@@ -229,64 +186,60 @@ impl Stage {
 /// writes, calling `hit(i, bool)` for key i in order.
 pub(crate) fn contains_pipeline(
     plan: &Plan,
-    words: &[u64],
+    tuning: Tuning,
+    mut words: &[u64],
     n: usize,
-    mut fill: impl FnMut(usize, &mut [u128]),
+    fill: impl FnMut(usize, &mut [u128]),
     mut hit: impl FnMut(usize, bool),
 ) {
-    if n == 0 {
-        return;
-    }
-    let kernel = kernel::active();
-    let pf = should_prefetch(std::mem::size_of_val(words));
-    let (mut cur, mut next) = (Stage::new(plan), Stage::new(plan));
-    let chunks = n.div_ceil(CHUNK);
-    let len = |c: usize| CHUNK.min(n - c * CHUNK);
-    cur.prepare(plan, kernel, len(0), |hs| fill(0, hs));
-    if pf {
-        cur.prefetch(plan, words);
-    }
-    for c in 0..chunks {
-        if pf && c + 1 < chunks {
-            next.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
-            next.prefetch(plan, words);
-        }
-        cur.contains(plan, words, |j, found| hit(c * CHUNK + j, found));
-        if c + 1 < chunks {
-            if pf {
-                std::mem::swap(&mut cur, &mut next);
-            } else {
-                cur.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
-            }
-        }
-    }
+    pipeline(plan, tuning, &mut words, n, fill, |stage, words, start| {
+        stage.contains(plan, *words, |j, found| hit(start + j, found))
+    });
 }
 
 /// Runs the insert pipeline over `n` keys whose hashes `fill` writes.
 pub(crate) fn insert_pipeline(
     plan: &Plan,
+    tuning: Tuning,
     words: &mut [u64],
     n: usize,
+    fill: impl FnMut(usize, &mut [u128]),
+) {
+    pipeline(plan, tuning, words, n, fill, |stage, words, _| {
+        stage.insert(plan, words)
+    });
+}
+
+/// The pipeline: chunk c + 1 is hashed, planned and prefetched before chunk
+/// c is probed by `probe(stage, words, first key's index)`.
+fn pipeline<S: AsRef<[u64]> + ?Sized>(
+    plan: &Plan,
+    tuning: Tuning,
+    words: &mut S,
+    n: usize,
     mut fill: impl FnMut(usize, &mut [u128]),
+    mut probe: impl FnMut(&Stage, &mut S, usize),
 ) {
     if n == 0 {
         return;
     }
-    let kernel = kernel::active();
-    let pf = should_prefetch(std::mem::size_of_val(words));
+    let kernel = tuning.kernel;
+    let pf = tuning
+        .prefetch
+        .applies_to(std::mem::size_of_val(words.as_ref()));
     let (mut cur, mut next) = (Stage::new(plan), Stage::new(plan));
     let chunks = n.div_ceil(CHUNK);
     let len = |c: usize| CHUNK.min(n - c * CHUNK);
     cur.prepare(plan, kernel, len(0), |hs| fill(0, hs));
     if pf {
-        cur.prefetch(plan, words);
+        cur.prefetch(plan, words.as_ref());
     }
     for c in 0..chunks {
         if pf && c + 1 < chunks {
             next.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
-            next.prefetch(plan, words);
+            next.prefetch(plan, words.as_ref());
         }
-        cur.insert(plan, words);
+        probe(&cur, words, c * CHUNK);
         if c + 1 < chunks {
             if pf {
                 std::mem::swap(&mut cur, &mut next);
@@ -326,9 +279,13 @@ impl BloomFilter {
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {
         let g = *self.geometry();
         match Plan::of(&g) {
-            Some(plan) => {
-                insert_pipeline(&plan, self.words_mut(), keys.len(), hash_keys(keys, g.seed))
-            }
+            Some(plan) => insert_pipeline(
+                &plan,
+                g.tuning,
+                self.words_mut(),
+                keys.len(),
+                hash_keys(keys, g.seed),
+            ),
             None => {
                 let words = self.words_mut();
                 for key in keys {
@@ -381,6 +338,7 @@ impl BloomFilter {
         match Plan::of(g) {
             Some(plan) => contains_pipeline(
                 &plan,
+                g.tuning,
                 self.words(),
                 keys.len(),
                 hash_keys(keys, g.seed),

@@ -4,10 +4,12 @@
 
 use crate::Error;
 use crate::filter::BloomFilter;
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Tuning};
 use crate::hash::DEFAULT_SEED;
+use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::params::{MAX_BITS, MAX_HASHES, check_fpr};
+use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
 
 /// Builds a [`BloomFilter`] from either
@@ -47,6 +49,8 @@ pub struct Builder {
     layout: Layout,
     scheme: Scheme,
     seed: u64,
+    kernel: Option<Kernel>,
+    prefetch: Prefetch,
 }
 
 impl Default for Builder {
@@ -59,6 +63,8 @@ impl Default for Builder {
             layout: Layout::default(),
             scheme: Scheme::default(),
             seed: DEFAULT_SEED,
+            kernel: None,
+            prefetch: Prefetch::Auto,
         }
     }
 }
@@ -113,7 +119,37 @@ impl Builder {
     /// Validates the parameters, sizes and allocates the filter.
     pub fn build(self) -> Result<BloomFilter, Error> {
         let (m, k) = self.geometry()?;
-        BloomFilter::from_geometry(Geometry::new(self.layout, self.scheme, self.seed, m, k))
+        let kernel = match self.kernel {
+            Some(kernel) => {
+                kernel.check_available()?;
+                kernel
+            }
+            None => Kernel::auto(),
+        };
+        let tuning = Tuning {
+            kernel,
+            prefetch: self.prefetch,
+        };
+        BloomFilter::from_geometry(
+            Geometry::new(self.layout, self.scheme, self.seed, m, k).with_tuning(tuning),
+        )
+    }
+
+    /// The index kernel of the filter's batch paths and the vector probe
+    /// its single-key calls use (default [`Kernel::auto`]). Never changes
+    /// an answer, only speed; for benchmarks and for pinning a kernel.
+    /// `build` fails with [`Error::InvalidParameter`] naming `kernel` if
+    /// this CPU lacks it.
+    pub fn kernel(mut self, kernel: Kernel) -> Self {
+        self.kernel = Some(kernel);
+        self
+    }
+
+    /// Whether the filter's batch paths prefetch (default
+    /// [`Prefetch::Auto`]: above [`PREFETCH_MIN_BYTES`](crate::batch::PREFETCH_MIN_BYTES)).
+    pub fn prefetch(mut self, prefetch: Prefetch) -> Self {
+        self.prefetch = prefetch;
+        self
     }
 
     /// The `(bits, hashes)` the parameters call for, without allocating.

@@ -5,9 +5,11 @@
 use crate::Error;
 use crate::bits::BitArray;
 use crate::builder::Builder;
-use crate::geometry::Geometry;
+use crate::geometry::{Geometry, Tuning};
 use crate::hash::Key;
+use crate::kernel::Kernel;
 use crate::layout::{Layout, blocked, classic, partitioned};
+use crate::prefetch::Prefetch;
 use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
@@ -117,6 +119,38 @@ impl BloomFilter {
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         key.with_bytes(|bytes| self.geometry.contains(self.bits.words(), bytes))
+    }
+
+    /// The index kernel this filter's batch paths run (and whose vector
+    /// probe its single-key calls use).
+    pub fn kernel(&self) -> Kernel {
+        self.geometry.tuning.kernel
+    }
+
+    /// Runs this filter on `kernel` from now on (benchmarks, pinning a
+    /// kernel). Answers and bits never depend on it.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `kernel` if this CPU lacks it;
+    /// the filter is then unchanged.
+    pub fn set_kernel(&mut self, kernel: Kernel) -> Result<(), Error> {
+        kernel.check_available()?;
+        let tuning = Tuning {
+            kernel,
+            ..self.geometry.tuning
+        };
+        self.geometry = self.geometry.with_tuning(tuning);
+        Ok(())
+    }
+
+    /// This filter's batch prefetch mode.
+    pub fn prefetch(&self) -> Prefetch {
+        self.geometry.tuning.prefetch
+    }
+
+    /// Sets this filter's batch prefetch mode (answers never depend on it).
+    pub fn set_prefetch(&mut self, prefetch: Prefetch) {
+        self.geometry.tuning.prefetch = prefetch;
     }
 
     /// The pre-hashed calls (keys given by their 128-bit [`hash_key`](crate::hash_key)

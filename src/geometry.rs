@@ -14,9 +14,11 @@
 
 use crate::bits::{Words, WordsMut};
 use crate::hash::hash128;
+use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::layout::blocked::{BLOCK_BITS, Blocks};
 use crate::layout::flat::Flat;
+use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
 
 /// A layout's probe: where a key's bits are, and how to test and set them.
@@ -27,6 +29,36 @@ pub(crate) enum Probe {
     /// Blocked and split-block.
     Blocks(Blocks),
 }
+
+/// How a filter's probes run, not what they compute: the index kernel of
+/// the batch paths (and the in-register block probe it brings) and the
+/// batch prefetch mode. A filter's own option (builder, `set_kernel`,
+/// `set_prefetch`), not process state, so that tests and threads cannot
+/// race on it. Never changes an answer, so it is not part of a filter's
+/// identity: any two compare equal.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tuning {
+    pub(crate) kernel: Kernel,
+    pub(crate) prefetch: Prefetch,
+}
+
+impl Default for Tuning {
+    /// [`Kernel::auto`] and [`Prefetch::Auto`].
+    fn default() -> Self {
+        Self {
+            kernel: Kernel::auto(),
+            prefetch: Prefetch::Auto,
+        }
+    }
+}
+
+impl PartialEq for Tuning {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for Tuning {}
 
 /// The parameters that determine where a key's bits are (everything but the
 /// bits themselves).
@@ -44,10 +76,12 @@ pub(crate) struct Geometry {
     /// partitioned (probe i lands in `[i*stride, i*stride + range)`).
     pub(crate) stride: u64,
     pub(crate) probe: Probe,
+    pub(crate) tuning: Tuning,
 }
 
 impl Geometry {
-    /// The geometry of validated parameters (m >= k for partitioned, k >= 1).
+    /// The geometry of validated parameters (m >= k for partitioned, k >= 1),
+    /// with the default [`Tuning`].
     pub(crate) fn new(
         layout: Layout,
         scheme: Scheme,
@@ -63,6 +97,7 @@ impl Geometry {
             }
             Layout::Blocked | Layout::SplitBlock => (num_bits / BLOCK_BITS, 0),
         };
+        let tuning = Tuning::default();
         let probe = match layout {
             Layout::Classic | Layout::Partitioned => {
                 Probe::Flat(Flat::new(scheme, range, stride, num_hashes))
@@ -71,7 +106,7 @@ impl Geometry {
                 range,
                 num_hashes,
                 layout == Layout::SplitBlock,
-                crate::kernel::active(),
+                tuning.kernel,
             )),
         };
         Self {
@@ -83,7 +118,17 @@ impl Geometry {
             range,
             stride,
             probe,
+            tuning,
         }
+    }
+
+    /// This geometry run with `tuning` (an available kernel).
+    pub(crate) fn with_tuning(mut self, tuning: Tuning) -> Self {
+        if let Probe::Blocks(b) = &mut self.probe {
+            *b = b.with_kernel(tuning.kernel);
+        }
+        self.tuning = tuning;
+        self
     }
 
     /// Whether all bits of the key with these bytes are set in `words`.

@@ -24,7 +24,7 @@ use crate::batch::{CHUNK, Plan, Stage, contains_pipeline, copy_hashes, hash_keys
 use crate::bits::BitArray;
 use crate::filter::BloomFilter;
 use crate::hash::Key;
-use crate::{AtomicBloomFilter, Error, kernel};
+use crate::{AtomicBloomFilter, Error};
 
 /// Keys per parallel task: large enough that scheduling costs nothing
 /// next to the work (16,384 keys are 20-200 µs), small enough to balance
@@ -86,7 +86,7 @@ impl BloomFilter {
         let Some(atomic) = shared.atomic.as_ref() else {
             unreachable!("set just above")
         };
-        let kernel = kernel::active();
+        let kernel = geometry.tuning.kernel;
         (0..n.div_ceil(PAR_TASK)).into_par_iter().for_each(|t| {
             let (start, end) = (t * PAR_TASK, ((t + 1) * PAR_TASK).min(n));
             match &plan {
@@ -150,8 +150,13 @@ pub(crate) fn par_contains_hashes(
         .par_chunks(PAR_TASK)
         .zip(out.par_chunks_mut(PAR_TASK))
         .for_each(|(hs, os)| {
-            contains_pipeline(plan, filter.words(), hs.len(), copy_hashes(hs), |i, hit| {
-                os[i] = hit
-            })
+            contains_pipeline(
+                plan,
+                filter.geometry().tuning,
+                filter.words(),
+                hs.len(),
+                copy_hashes(hs),
+                |i, hit| os[i] = hit,
+            )
         });
 }

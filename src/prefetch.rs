@@ -5,6 +5,38 @@
 //! has no effect on program semantics; the pointer is nevertheless kept
 //! inside the slice. Other architectures compile it to nothing.
 
+/// Filters above this size (bytes) are prefetched under
+/// [`Prefetch::Auto`]: 1 MiB, above a core's L2 cache (512 KiB on the
+/// development machine).
+pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
+
+/// Whether the batch paths prefetch the cache lines of the next chunk (a
+/// filter's option: [`Builder::prefetch`](crate::Builder::prefetch),
+/// [`BloomFilter::set_prefetch`](crate::BloomFilter::set_prefetch)).
+/// Results never depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Prefetch {
+    /// Prefetch when the filter is larger than [`PREFETCH_MIN_BYTES`].
+    #[default]
+    Auto,
+    /// Always prefetch.
+    Always,
+    /// Never prefetch (the baseline of the no-prefetch benchmark figure).
+    Never,
+}
+
+impl Prefetch {
+    /// Whether to prefetch a filter of `bytes` bytes.
+    #[inline]
+    pub(crate) fn applies_to(self, bytes: usize) -> bool {
+        match self {
+            Prefetch::Auto => bytes > PREFETCH_MIN_BYTES,
+            Prefetch::Always => true,
+            Prefetch::Never => false,
+        }
+    }
+}
+
 /// Hints the CPU to fetch the cache line of `words[index]` into all cache
 /// levels. An out-of-range index is ignored.
 #[inline(always)]

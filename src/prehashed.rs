@@ -125,7 +125,14 @@ impl<F: DerefMut<Target = BloomFilter>> Prehashed<F> {
     /// Inserts every key of `hashes` (the batch pipeline).
     pub fn insert_batch(&mut self, hashes: &[u128]) {
         let f = &mut *self.filter;
-        insert_pipeline(&self.plan, f.words_mut(), hashes.len(), copy_hashes(hashes));
+        let tuning = f.geometry().tuning;
+        insert_pipeline(
+            &self.plan,
+            tuning,
+            f.words_mut(),
+            hashes.len(),
+            copy_hashes(hashes),
+        );
         f.count_inserts(hashes.len());
     }
 
@@ -146,7 +153,14 @@ fn contains_hashes(
     hashes: &[u128],
     hit: impl FnMut(usize, bool),
 ) {
-    contains_pipeline(plan, filter.words(), hashes.len(), copy_hashes(hashes), hit);
+    contains_pipeline(
+        plan,
+        filter.geometry().tuning,
+        filter.words(),
+        hashes.len(),
+        copy_hashes(hashes),
+        hit,
+    );
 }
 
 /// Queries through a view of serialized bytes.

@@ -1,18 +1,14 @@
 //! Batch paths: equal to the single-key paths for every layout, scheme,
 //! kernel and prefetch mode; bitmap variants; lengths; errors.
 //!
-//! Tests here change the process-wide kernel and prefetch mode, so they
-//! hold one lock while they run.
+//! The kernel and the prefetch mode are each filter's own options, so
+//! these tests run in parallel with no shared state.
 
 mod common;
 
-use std::sync::Mutex;
-
 use common::{members, non_members};
-use lesshash::batch::{self, Prefetch, bitmap_words};
-use lesshash::{BloomFilter, Kernel, Layout, Scheme, hash_key, kernel, set_kernel};
-
-static GLOBAL: Mutex<()> = Mutex::new(());
+use lesshash::batch::{Prefetch, bitmap_words};
+use lesshash::{BloomFilter, Kernel, Layout, Scheme, hash_key};
 
 fn configs() -> Vec<(Layout, Scheme, u64, u32)> {
     let mut v = Vec::new();
@@ -48,8 +44,6 @@ fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> BloomFilt
 /// and lane sizes.
 #[test]
 fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
-    let _g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
-    let before = kernel::active();
     for (t, (layout, scheme, m, k)) in configs().into_iter().enumerate() {
         let seed = t as u64;
         for n in [0usize, 1, 7, 31, 32, 33, 95, 300] {
@@ -59,11 +53,16 @@ fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
             keys.iter().for_each(|key| single.insert(key));
             let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
             for kern in Kernel::available() {
-                set_kernel(kern).unwrap();
                 for mode in [Prefetch::Never, Prefetch::Always, Prefetch::Auto] {
-                    batch::set_prefetch(mode);
                     let ctx = format!("{layout:?} {scheme:?} m={m} k={k} n={n} {kern:?} {mode:?}");
-                    let mut f = build(layout, scheme, m, k, seed);
+                    let tuned = || {
+                        let mut f = build(layout, scheme, m, k, seed);
+                        f.set_kernel(kern).unwrap();
+                        f.set_prefetch(mode);
+                        assert_eq!((f.kernel(), f.prefetch()), (kern, mode));
+                        f
+                    };
+                    let mut f = tuned();
                     f.insert_batch(&keys);
                     assert!(f == single, "{ctx}: bits differ");
                     assert_eq!(f.insert_calls(), n as u64);
@@ -82,7 +81,7 @@ fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
                     if scheme.is_two_hash() {
                         let hk: Vec<u128> = keys.iter().map(|x| hash_key(x, seed)).collect();
                         let hq: Vec<u128> = queries.iter().map(|x| hash_key(x, seed)).collect();
-                        let mut g = build(layout, scheme, m, k, seed);
+                        let mut g = tuned();
                         g.prehashed_mut().unwrap().insert_batch(&hk);
                         assert!(g == single, "{ctx}: pre-hashed bits differ");
                         let by_hash = g.prehashed().unwrap();
@@ -97,14 +96,11 @@ fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
             }
         }
     }
-    batch::set_prefetch(Prefetch::Auto);
-    set_kernel(before).unwrap();
 }
 
 /// Key types other than u64 go through the same pipeline.
 #[test]
 fn all_key_types() {
-    let _g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut f = build(Layout::Blocked, Scheme::default(), 1 << 16, 6, 1);
     let strings: Vec<String> = (0..100).map(|i| format!("key-{i}")).collect();
     let strs: Vec<&str> = strings.iter().map(String::as_str).collect();
@@ -144,18 +140,33 @@ fn batch_errors_name_the_argument() {
 }
 
 #[test]
-fn set_kernel_refuses_what_the_cpu_lacks() {
-    let _g = GLOBAL.lock().unwrap_or_else(|e| e.into_inner());
+fn a_kernel_the_cpu_lacks_is_refused_by_name() {
     for kern in Kernel::ALL {
-        let before = kernel::active();
-        match set_kernel(kern) {
-            Ok(()) => assert_eq!(lesshash::kernel_name(), kern.name()),
+        let mut f = build(Layout::Blocked, Scheme::default(), 4096, 8, 1);
+        let before = f.kernel();
+        let built = BloomFilter::builder()
+            .bits(4096)
+            .hashes(3)
+            .kernel(kern)
+            .build();
+        match f.set_kernel(kern) {
+            Ok(()) => {
+                assert_eq!(f.kernel(), kern);
+                assert_eq!(built.unwrap().kernel(), kern);
+            }
             Err(e) => {
                 assert!(!kern.is_available());
                 assert!(e.to_string().contains("`kernel`"), "{e}");
-                assert_eq!(kernel::active(), before);
+                assert_eq!(f.kernel(), before, "a refused kernel changed the filter");
+                assert!(built.unwrap_err().to_string().contains("`kernel`"));
             }
         }
-        set_kernel(before).unwrap();
     }
+    // Loaded and cloned filters run on the automatic kernel / keep theirs.
+    let mut f = build(Layout::Blocked, Scheme::default(), 4096, 8, 1);
+    f.set_kernel(Kernel::Scalar).unwrap();
+    assert_eq!(f.clone().kernel(), Kernel::Scalar);
+    let back = BloomFilter::from_bytes(&f.to_bytes()).unwrap();
+    assert_eq!(back.kernel(), Kernel::auto());
+    assert!(back == f, "the kernel is not part of a filter's identity");
 }

@@ -4,8 +4,8 @@
 //! by proptest. Kernels not available on this CPU are skipped (CI runs the
 //! suite on AVX2 machines, default and `target-cpu=native` builds).
 //!
-//! This binary never calls `set_kernel`: the global selection stays what
-//! the environment asked for (checked by `env_selection_is_honoured`).
+//! Filters run on `Kernel::auto()` unless told otherwise: what the
+//! environment asked for (checked by `env_selection_is_honoured`).
 
 mod common;
 
@@ -175,14 +175,16 @@ fn bad_lengths_are_errors_naming_the_output() {
 fn env_selection_is_honoured() {
     // CI runs this binary once with LESSHASH_KERNEL=scalar.
     match kernel::env_kernel() {
-        Ok(Some(k)) => assert_eq!(kernel::active(), k),
-        Ok(None) => assert_eq!(kernel::active(), kernel::best_available()),
+        Ok(Some(k)) => assert_eq!(Kernel::auto(), k),
+        Ok(None) => assert_eq!(Kernel::auto(), kernel::best_available()),
         Err(e) => {
             assert!(e.to_string().contains("LESSHASH_KERNEL"), "{e}");
-            assert_eq!(kernel::active(), kernel::best_available());
+            assert_eq!(Kernel::auto(), kernel::best_available());
         }
     }
-    assert_eq!(lesshash::kernel_name(), kernel::active().name());
+    assert_eq!(lesshash::kernel_name(), Kernel::auto().name());
+    let f = lesshash::BloomFilter::with_fpr(100, 0.01).unwrap();
+    assert_eq!(f.kernel(), Kernel::auto());
     #[cfg(target_arch = "x86_64")]
     assert_eq!(
         Kernel::Avx2.is_available(),

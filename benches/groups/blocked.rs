@@ -16,15 +16,15 @@
 //!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom (1e6 only),
 //!   one call per key as their APIs offer.
 //!
-//! The kernel and prefetch mode are process-wide switches; every benchmark
-//! sets the ones it needs and the group restores the defaults.
+//! The kernel and prefetch mode are each filter's options; every benchmark
+//! resets its filter to the defaults and sets the ones it needs.
 
 use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
-use lesshash::batch::{self, Prefetch};
-use lesshash::{BloomFilter, Kernel, Layout, kernel, set_kernel};
+use lesshash::batch::Prefetch;
+use lesshash::{BloomFilter, Kernel, Layout};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::common::{Cursor, member, non_member};
@@ -67,8 +67,11 @@ fn bench_ops(
     layout: Layout,
     n: &str,
     variant: &str,
-    configure: &dyn Fn(),
+    configure: &dyn Fn(&mut BloomFilter),
 ) {
+    s.filter.set_kernel(Kernel::auto()).expect("available");
+    s.filter.set_prefetch(Prefetch::Auto);
+    configure(&mut s.filter);
     let name = layout.name();
     for op in ["contains_hit", "contains_miss"] {
         let pool = if op == "contains_hit" {
@@ -80,7 +83,6 @@ fn bench_ops(
         let mut cursor = Cursor::new();
         let mut out = vec![false; BATCH];
         g.bench_function(BenchmarkId::new(format!("{name}-{op}/{n}"), variant), |b| {
-            configure();
             b.iter(|| {
                 filter
                     .contains_batch(black_box(cursor.next(pool, BATCH)), &mut out)
@@ -93,37 +95,33 @@ fn bench_ops(
     let (filter, misses) = (&mut s.filter, &s.misses);
     g.bench_function(
         BenchmarkId::new(format!("{name}-insert/{n}"), variant),
-        |b| {
-            configure();
-            b.iter(|| filter.insert_batch(black_box(cursor.next(misses, BATCH))))
-        },
+        |b| b.iter(|| filter.insert_batch(black_box(cursor.next(misses, BATCH)))),
     );
-}
-
-fn restore(default_kernel: Kernel) {
-    set_kernel(default_kernel).expect("was available");
-    batch::set_prefetch(Prefetch::Auto);
 }
 
 /// Registers the blocked group.
 pub fn register(c: &mut Criterion) {
-    let default_kernel = kernel::active();
+    let default_kernel = Kernel::auto();
     eprintln!("blocked: default kernel {}", default_kernel.name());
     let mut g = c.benchmark_group("blocked");
     g.throughput(Throughput::Elements(BATCH as u64));
 
     // n = 1e6: default, prefetch on/off, every kernel; classic's kernels.
     let mut s = setup(Layout::Blocked, 1_000_000);
-    let auto = || restore(default_kernel);
+    let auto = |_: &mut BloomFilter| {};
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e6", "auto", &auto);
     for (variant, mode) in [
         ("prefetch-on", Prefetch::Always),
         ("prefetch-off", Prefetch::Never),
     ] {
-        bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e6", variant, &|| {
-            restore(default_kernel);
-            batch::set_prefetch(mode);
-        });
+        bench_ops(
+            &mut g,
+            &mut s,
+            Layout::Blocked,
+            "n=1e6",
+            variant,
+            &|f: &mut BloomFilter| f.set_prefetch(mode),
+        );
     }
     for kern in Kernel::available() {
         bench_ops(
@@ -132,10 +130,7 @@ pub fn register(c: &mut Criterion) {
             Layout::Blocked,
             "n=1e6",
             &format!("kernel-{}", kern.name()),
-            &|| {
-                restore(default_kernel);
-                set_kernel(kern).expect("available");
-            },
+            &|f: &mut BloomFilter| f.set_kernel(kern).expect("available"),
         );
     }
     let mut split = setup(Layout::SplitBlock, 1_000_000);
@@ -156,20 +151,16 @@ pub fn register(c: &mut Criterion) {
             Layout::Classic,
             "n=1e6",
             &format!("kernel-{}", kern.name()),
-            &|| {
-                restore(default_kernel);
-                set_kernel(kern).expect("available");
-            },
+            &|f: &mut BloomFilter| f.set_kernel(kern).expect("available"),
         );
     }
     drop(classic);
     peers(&mut g, &s, 1_000_000, "n=1e6", true);
     drop(s);
-    restore(default_kernel);
 
     // n = 1e7: parallel contains on 1 and 2 threads.
     #[cfg(feature = "rayon")]
-    par(&mut g, default_kernel);
+    par(&mut g);
 
     // n = 1e8 (118 MiB, DRAM-resident): default, prefetch on/off.
     let mut s = setup(Layout::Blocked, 100_000_000);
@@ -178,20 +169,22 @@ pub fn register(c: &mut Criterion) {
         ("prefetch-on", Prefetch::Always),
         ("prefetch-off", Prefetch::Never),
     ] {
-        bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", variant, &|| {
-            restore(default_kernel);
-            batch::set_prefetch(mode);
-        });
+        bench_ops(
+            &mut g,
+            &mut s,
+            Layout::Blocked,
+            "n=1e8",
+            variant,
+            &|f: &mut BloomFilter| f.set_prefetch(mode),
+        );
     }
     peers(&mut g, &s, 100_000_000, "n=1e8", false);
     drop(s);
-    restore(default_kernel);
     g.finish();
 }
 
 #[cfg(feature = "rayon")]
-fn par(g: &mut BenchmarkGroup<'_, WallTime>, default_kernel: Kernel) {
-    restore(default_kernel);
+fn par(g: &mut BenchmarkGroup<'_, WallTime>) {
     let s = setup(Layout::Blocked, 10_000_000);
     let pool: Vec<u64> = (0..POOL as u64)
         .map(|j| if j % 2 == 0 { member(j) } else { non_member(j) })

@@ -15,13 +15,13 @@
 //! Benchmark ids: `<layout>/<op>/<mode>/<size>`, with `mode` one of
 //! `single`, `batch`, `par_batch` (feature `rayon`: hit and insert only)
 //! and `batch-<kernel>` (every kernel available on this CPU, forced with
-//! `set_kernel`; hit only, the figure the report's SIMD table reads).
+//! `BloomFilter::set_kernel`; hit only, the figure the report's SIMD table reads).
 
 use std::cell::RefCell;
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::{BloomFilter, Kernel, Layout, set_kernel};
+use lesshash::{BloomFilter, Kernel, Layout};
 
 use super::common::{Cursor, append_side, large, member, mix, non_member, size_name};
 
@@ -163,22 +163,6 @@ impl Mode {
     }
 }
 
-/// Restores the default kernel when dropped (also if a benchmark panics).
-struct KernelGuard;
-
-impl KernelGuard {
-    fn force(kernel: Kernel) -> Self {
-        set_kernel(kernel).expect("Kernel::available() lists usable kernels");
-        KernelGuard
-    }
-}
-
-impl Drop for KernelGuard {
-    fn drop(&mut self) {
-        let _ = set_kernel(lesshash::kernel::best_available());
-    }
-}
-
 /// Registers the throughput group.
 pub fn register(c: &mut Criterion) {
     let mut g = c.benchmark_group("throughput");
@@ -219,10 +203,11 @@ pub fn register(c: &mut Criterion) {
                             Op::Miss | Op::Insert => misses,
                             Op::Mixed => mixed,
                         };
-                        let _kernel = match mode {
-                            Mode::BatchKernel(k) => Some(KernelGuard::force(k)),
-                            _ => None,
+                        let kernel = match mode {
+                            Mode::BatchKernel(k) => k,
+                            _ => Kernel::auto(),
                         };
+                        filter.set_kernel(kernel).expect("an available kernel");
                         match (op, mode) {
                             (Op::Insert, Mode::Single) => b.iter(|| {
                                 for key in cursor.next(pool, CHUNK) {

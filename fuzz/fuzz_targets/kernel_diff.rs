@@ -11,7 +11,7 @@
 //! the CPU has it) are compared directly (`Kernels`: flat indices and
 //! block positions over arbitrary hashes, geometries and batch lengths),
 //! and the filter-level batch cases run once per available kernel
-//! (`set_kernel`).
+//! (`BloomFilter::set_kernel`).
 
 #![no_main]
 
@@ -22,7 +22,7 @@ use arbitrary::Arbitrary;
 use lesshash::count_min::{next_prime, reference_columns};
 use lesshash::kernel::{BlockSpec, FlatSpec, Kernel};
 use lesshash::scheme::{for_each_index, reference_index, start_and_stride};
-use lesshash::{CountMinScheme, CountMinSketch, hash_key, set_kernel};
+use lesshash::{CountMinScheme, CountMinSketch, hash_key};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -220,16 +220,21 @@ fn kernels(
 }
 
 fn batch(params: common::Params, keys: Vec<Vec<u8>>, queries: Vec<Vec<u8>>, lanes: u8) {
-    // The filter batch paths once per kernel, then back to the default.
+    // The filter batch paths once per kernel (each filter's option).
     for kernel in Kernel::available() {
-        set_kernel(kernel).unwrap();
-        batch_with_kernel(params, &keys, &queries, lanes);
+        batch_with_kernel(params, kernel, &keys, &queries, lanes);
     }
-    set_kernel(lesshash::kernel::best_available()).unwrap();
 }
 
-fn batch_with_kernel(params: common::Params, keys: &[Vec<u8>], queries: &[Vec<u8>], lanes: u8) {
-    let Some(empty) = params.build() else { return };
+fn batch_with_kernel(
+    params: common::Params,
+    kernel: Kernel,
+    keys: &[Vec<u8>],
+    queries: &[Vec<u8>],
+    lanes: u8,
+) {
+    let Some(mut empty) = params.build() else { return };
+    empty.set_kernel(kernel).unwrap();
     let lanes = 1 + usize::from(lanes % 17);
     let seed = empty.seed();
     let two_hash = empty.scheme().is_two_hash();

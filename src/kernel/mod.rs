@@ -39,12 +39,14 @@
 //!   it. Available when `is_x86_feature_detected!("avx2")`, detected once
 //!   and cached.
 //!
-//! The kernel in use ([`active`], [`kernel_name`]) is
-//! chosen on first use: the environment variable `LESSHASH_KERNEL`
-//! (`scalar`, `wide` or `avx2`) if set to an available kernel, otherwise
-//! the fastest available (AVX2, else wide). [`set_kernel`] changes it for
-//! the whole process (tests, benchmarks). Every kernel gives identical
-//! filters and answers, so switching never changes results, only speed.
+//! Which kernel runs is a filter's option, not process state: the
+//! builder's [`kernel`](crate::Builder::kernel) or
+//! [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel), by default
+//! [`Kernel::auto`]: the environment variable `LESSHASH_KERNEL` (`scalar`,
+//! `wide` or `avx2`) if set to an available kernel (CI forces each kernel
+//! this way), otherwise the fastest available (AVX2, else wide). Every
+//! kernel gives identical filters and answers, so the choice never changes
+//! results, only speed.
 
 // `forbid` would extend to `avx2`, whose calls into `target_feature`
 // functions are the only `unsafe` here; this module and `scalar`/`wide`
@@ -55,8 +57,6 @@
 pub mod avx2;
 pub mod scalar;
 pub mod wide;
-
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 
 use crate::Error;
 use crate::params::{MAX_BITS, MAX_HASHES};
@@ -91,6 +91,16 @@ impl Kernel {
     /// Parses a [`name`](Self::name).
     pub fn from_name(name: &str) -> Option<Kernel> {
         Kernel::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kernel a filter uses unless told otherwise
+    /// ([`Builder::kernel`](crate::Builder::kernel),
+    /// [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel)): the
+    /// one `LESSHASH_KERNEL` names if it is available here, otherwise the
+    /// fastest available ([`best_available`]). Decided once per process.
+    pub fn auto() -> Kernel {
+        static AUTO: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+        *AUTO.get_or_init(|| env_kernel().ok().flatten().unwrap_or_else(best_available))
     }
 
     /// Whether this kernel can run on this CPU.
@@ -155,7 +165,7 @@ impl Kernel {
         Ok(())
     }
 
-    fn check_available(self) -> Result<(), Error> {
+    pub(crate) fn check_available(self) -> Result<(), Error> {
         if self.is_available() {
             Ok(())
         } else {
@@ -370,26 +380,6 @@ fn avx2_detected() -> bool {
     }
 }
 
-/// The selected kernel, `Kernel as u8 + 1`; 0 until first use.
-static SELECTED: AtomicU8 = AtomicU8::new(0);
-
-const fn encode(k: Kernel) -> u8 {
-    match k {
-        Kernel::Scalar => 1,
-        Kernel::Wide => 2,
-        Kernel::Avx2 => 3,
-    }
-}
-
-fn decode(v: u8) -> Option<Kernel> {
-    match v {
-        1 => Some(Kernel::Scalar),
-        2 => Some(Kernel::Wide),
-        3 => Some(Kernel::Avx2),
-        _ => None,
-    }
-}
-
 /// The kernel named by `LESSHASH_KERNEL`, if the variable is set.
 ///
 /// # Errors
@@ -423,36 +413,9 @@ pub fn best_available() -> Kernel {
     }
 }
 
-/// The kernel the batch paths use now (chosen on first use; see the
-/// [module docs](self)).
-#[inline]
-pub fn active() -> Kernel {
-    match decode(SELECTED.load(Relaxed)) {
-        Some(k) => k,
-        None => {
-            let k = env_kernel().ok().flatten().unwrap_or_else(best_available);
-            // A concurrent set_kernel wins over the automatic choice.
-            let _ = SELECTED.compare_exchange(0, encode(k), Relaxed, Relaxed);
-            decode(SELECTED.load(Relaxed)).unwrap_or(k)
-        }
-    }
-}
-
-/// Makes every batch path of the process use `kernel` from now on (for
-/// tests and benchmarks; results never depend on it).
-///
-/// # Errors
-/// [`Error::InvalidParameter`] naming `kernel` if it is not available on
-/// this CPU; the selection is then unchanged.
-pub fn set_kernel(kernel: Kernel) -> Result<(), Error> {
-    kernel.check_available()?;
-    SELECTED.store(encode(kernel), Relaxed);
-    Ok(())
-}
-
-/// The name of the kernel in use ([`active`]): `scalar`, `wide` or `avx2`.
+/// The name of [`Kernel::auto`]: `scalar`, `wide` or `avx2`.
 pub fn kernel_name() -> &'static str {
-    active().name()
+    Kernel::auto().name()
 }
 
 #[cfg(test)]
@@ -463,7 +426,6 @@ mod tests {
     fn names_round_trip() {
         for k in Kernel::ALL {
             assert_eq!(Kernel::from_name(k.name()), Some(k));
-            assert_eq!(decode(encode(k)), Some(k));
         }
         assert_eq!(Kernel::from_name("avx512"), None);
         assert!(Kernel::available().contains(&Kernel::Scalar));

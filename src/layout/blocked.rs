@@ -118,6 +118,14 @@ impl Blocks {
         }
     }
 
+    /// The same probe, with the vector probe of `kernel`.
+    pub(crate) fn with_kernel(self, kernel: Kernel) -> Self {
+        Self {
+            simd: Simd::for_kernel(kernel),
+            ..self
+        }
+    }
+
     /// The block of a key whose low hash half is `h1`.
     #[inline(always)]
     pub(crate) fn block(&self, h1: u64) -> usize {
