@@ -47,7 +47,7 @@ pub struct Builder {
     bits: Option<u64>,
     hashes: Option<u32>,
     layout: Layout,
-    scheme: Scheme,
+    scheme: Option<Scheme>,
     seed: u64,
     kernel: Option<Kernel>,
     prefetch: Prefetch,
@@ -61,7 +61,7 @@ impl Default for Builder {
             bits: None,
             hashes: None,
             layout: Layout::default(),
-            scheme: Scheme::default(),
+            scheme: None,
             seed: DEFAULT_SEED,
             kernel: None,
             prefetch: Prefetch::Auto,
@@ -103,9 +103,10 @@ impl Builder {
         self
     }
 
-    /// The index scheme (default enhanced double hashing, `f(i) = i^3`).
+    /// The index scheme (default: the layout's
+    /// [`default_scheme`](Layout::default_scheme)).
     pub fn scheme(mut self, scheme: Scheme) -> Self {
-        self.scheme = scheme;
+        self.scheme = Some(scheme);
         self
     }
 
@@ -131,8 +132,13 @@ impl Builder {
             prefetch: self.prefetch,
         };
         BloomFilter::from_geometry(
-            Geometry::new(self.layout, self.scheme, self.seed, m, k).with_tuning(tuning),
+            Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k).with_tuning(tuning),
         )
+    }
+
+    /// The scheme set, else the layout's default.
+    fn chosen_scheme(&self) -> Scheme {
+        self.scheme.unwrap_or(self.layout.default_scheme())
     }
 
     /// The index kernel of the filter's batch paths and the vector probe
@@ -193,7 +199,8 @@ impl Builder {
                 let n = self
                     .items
                     .ok_or_else(|| Error::invalid("expected_items", "required with `fpr`"))?;
-                self.layout.size_for(self.scheme, n, p, self.hashes)?
+                self.layout
+                    .size_for(self.chosen_scheme(), n, p, self.hashes)?
             }
             (None, None) => {
                 return Err(Error::invalid(
@@ -255,8 +262,31 @@ mod tests {
     }
 
     #[test]
+    fn the_defaults_are_blocked_and_each_layouts_scheme() {
+        let f = BloomFilter::with_fpr(1_000_000, 0.01).unwrap();
+        assert_eq!(
+            (f.layout(), f.scheme()),
+            (Layout::Blocked, Scheme::DoubleHashing)
+        );
+        assert_eq!(f.num_hashes(), 6);
+        let c = f.num_bits() as f64 / 1e6;
+        assert!((c - 9.92).abs() < 0.05, "{c}");
+        for layout in Layout::ALL {
+            let f = BloomFilter::builder().layout(layout).bits(4096).hashes(4);
+            assert_eq!(f.build().unwrap().scheme(), layout.default_scheme());
+        }
+        assert_eq!(Layout::Classic.default_scheme(), Scheme::default());
+        let chosen = BloomFilter::builder().scheme(Scheme::Independent).bits(512);
+        assert_eq!(
+            chosen.hashes(3).build().unwrap().scheme(),
+            Scheme::Independent
+        );
+    }
+
+    #[test]
     fn classic_one_percent_is_9_59_bits_per_key() {
         let (m, k) = BloomFilter::builder()
+            .layout(Layout::Classic)
             .expected_items(1_000_000)
             .fpr(0.01)
             .geometry()
@@ -336,6 +366,7 @@ mod tests {
             .unwrap();
         assert_eq!(k, 3);
         let (m, k) = BloomFilter::builder()
+            .layout(Layout::Classic)
             .expected_items(1000)
             .bits(16_000)
             .geometry()

@@ -39,14 +39,16 @@ pub struct BloomFilter {
 }
 
 impl BloomFilter {
-    /// A [`Builder`] with the defaults (classic layout, enhanced double
-    /// hashing, the default seed).
+    /// A [`Builder`] with the defaults (the [`Blocked`](Layout::Blocked)
+    /// layout, its [`default_scheme`](Layout::default_scheme), the default
+    /// seed).
     pub fn builder() -> Builder {
         Builder::default()
     }
 
-    /// A classic filter for `expected_items` keys at false-positive rate
-    /// `fpr`, with the default scheme and seed.
+    /// A filter for `expected_items` keys at false-positive rate `fpr`,
+    /// with the defaults: the [`Blocked`](Layout::Blocked) layout (one
+    /// cache line per key), its default scheme, the default seed.
     pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self, Error> {
         Builder::default()
             .expected_items(expected_items)

@@ -15,7 +15,7 @@
 //! ```
 //! use lesshash::BloomFilter;
 //!
-//! // Sized by the exact formula: 9.59 bits/key and k = 7 for 1%.
+//! // The default blocked layout, sized by its formula: 9.92 bits/key, k = 6 for 1%.
 //! let mut filter = BloomFilter::with_fpr(1_000_000, 0.01)?;
 //! for user in 0..1000u64 {
 //!     filter.insert(&user);

@@ -172,7 +172,12 @@ fn requested_rate_is_met_at_1e7() {
 #[test]
 fn sizing_uses_the_blocked_formula() {
     let n = 1_000_000;
-    let classic = BloomFilter::with_fpr(n, 0.01).unwrap();
+    let classic = BloomFilter::builder()
+        .layout(Layout::Classic)
+        .expected_items(n)
+        .fpr(0.01)
+        .build()
+        .unwrap();
     for &layout in &BLOCKED {
         let f = BloomFilter::builder()
             .layout(layout)

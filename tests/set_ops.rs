@@ -107,7 +107,13 @@ fn intersection_is_the_and_and_covers_the_intersection() {
 
 #[test]
 fn incompatible_filters_name_the_first_differing_parameter() {
-    let base = || BloomFilter::builder().bits(1000).hashes(4).seed(1);
+    let base = || {
+        BloomFilter::builder()
+            .layout(Layout::Classic)
+            .bits(1000)
+            .hashes(4)
+            .seed(1)
+    };
     let a = base().build().unwrap();
     let cases = [
         (
