@@ -31,7 +31,7 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::bits::{Words, WordsMut};
+use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
 use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
@@ -139,17 +139,14 @@ impl Stage {
     /// Calls `hit(j, answer)` for every key j of the chunk (the layout is
     /// matched once per chunk).
     #[inline(always)]
-    pub(crate) fn contains<W: Words + ?Sized>(
-        &self,
-        plan: &Plan,
-        words: &W,
-        mut hit: impl FnMut(usize, bool),
-    ) {
+    pub(crate) fn contains(&self, plan: &Plan, words: &[u64], mut hit: impl FnMut(usize, bool)) {
         let n = self.len;
         match plan {
             Plan::Blocks(p) => {
-                for (j, (&b, &h)) in self.blocks[..n].iter().zip(&self.hashes).enumerate() {
-                    hit(j, p.test_line(words.line(b), (h >> 64) as u64));
+                let mut found = [false; CHUNK];
+                p.test_chunk(words, &self.blocks[..n], &self.hashes[..n], &mut found[..n]);
+                for (j, &f) in found[..n].iter().enumerate() {
+                    hit(j, f);
                 }
             }
             Plan::Flat(spec) => {

@@ -57,9 +57,43 @@ impl Avx2 {
         // "avx2")` function; it reads only through a shared reference.
         unsafe { block_test_avx2(line, h2, k, seg, step) }
     }
+
+    /// [`block_test`](Self::block_test) for a chunk of keys: key j's block
+    /// `blocks[j]` of `words` (whole 512-bit lines), its hash `hashes[j]`,
+    /// the answer in `out[j]`. One call into AVX2 code per chunk, the
+    /// per-key probe inlined in it (a call per key cost more than the
+    /// probe).
+    #[inline]
+    pub(crate) fn block_test_chunk(
+        self,
+        words: &[u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        (k, seg, step): (u32, u32, u32),
+        out: &mut [bool],
+    ) {
+        // SAFETY: as in `block_test`: the token proves AVX2; shared and
+        // exclusive references only, indexing checked.
+        unsafe { block_test_chunk_avx2(words, blocks, hashes, (k, seg, step), out) }
+    }
 }
 
 #[target_feature(enable = "avx2")]
+fn block_test_chunk_avx2(
+    words: &[u64],
+    blocks: &[usize],
+    hashes: &[u128],
+    (k, seg, step): (u32, u32, u32),
+    out: &mut [bool],
+) {
+    let (lines, _) = words.as_chunks::<8>();
+    for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
+        *o = block_test_avx2(&lines[b], (h >> 64) as u64, k, seg, step);
+    }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
 fn block_test_avx2(line: &[u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.

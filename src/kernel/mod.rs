@@ -269,6 +269,29 @@ impl Simd {
     }
 }
 
+impl Simd {
+    /// The blocked-layout test of a chunk of keys (blocks `blocks`, hashes
+    /// `hashes`) against plain words, answers in `out`, by the vector
+    /// probe; `false` when there is none (the caller runs the scalar one).
+    #[inline(always)]
+    pub(crate) fn block_test_chunk(
+        &self,
+        words: &[u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        params: (u32, u32, u32),
+        out: &mut [bool],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_test_chunk(words, blocks, hashes, params, out);
+            return true;
+        }
+        let _ = (words, blocks, hashes, params, out);
+        false
+    }
+}
+
 /// The geometry of a blocked layout, as a kernel needs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockSpec {

@@ -182,6 +182,28 @@ impl Blocks {
         }
     }
 
+    /// Whether each key of a chunk (its block and hash) is possibly in the
+    /// plain `words`, answers in `out`: one vector call per chunk where the
+    /// kernel has a vector probe, the scalar probe per key otherwise.
+    #[inline(always)]
+    pub(crate) fn test_chunk(
+        &self,
+        words: &[u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        out: &mut [bool],
+    ) {
+        let params = (self.k, self.seg, self.step);
+        if !self
+            .simd
+            .block_test_chunk(words, blocks, hashes, params, out)
+        {
+            for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
+                *o = self.test_line_scalar(words.line(b), (h >> 64) as u64);
+            }
+        }
+    }
+
     /// [`test_line`](Self::test_line) in scalar code, each probe `ok &=
     /// word >> bit`: the oracle of the vector probe.
     #[inline(always)]
@@ -498,6 +520,58 @@ mod tests {
                                 );
                                 m &= m - 1;
                             }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The chunk probe of every kernel answers as the scalar probe of each
+    /// key: random, full, empty and own-mask-minus-one-bit lines, chunks of
+    /// 0 to 32 keys over several blocks.
+    #[test]
+    fn every_kernel_chunk_probe_equals_the_scalar_probe() {
+        let mut state = 11;
+        let blocks = 5usize;
+        for kernel in crate::Kernel::available() {
+            for split in [false, true] {
+                for k in [1, 2, 7, 8, 9, 16, 17, 31, 64] {
+                    let b = Blocks::new(blocks as u64, k, split, kernel);
+                    let scalar = Blocks::new(blocks as u64, k, split, Kernel::Scalar);
+                    for len in [0usize, 1, 7, 32] {
+                        let hashes: Vec<u128> = (0..len)
+                            .map(|_| {
+                                u128::from(next(&mut state)) << 64 | u128::from(next(&mut state))
+                            })
+                            .collect();
+                        let at: Vec<usize> = hashes.iter().map(|&h| b.block(h as u64)).collect();
+                        // Block 0 random, 1 full, 2 empty, 3 and 4 hold the
+                        // chunk's keys but the last key's first bit.
+                        let mut words: Vec<u64> =
+                            (0..blocks * 8).map(|_| next(&mut state)).collect();
+                        words[8..16].fill(u64::MAX);
+                        words[16..24].fill(0);
+                        let mut last = None;
+                        for (&bl, &h) in at.iter().zip(&hashes) {
+                            if bl >= 3 {
+                                let mask = b.mask((h >> 64) as u64);
+                                for (w, m) in words[bl * 8..bl * 8 + 8].iter_mut().zip(mask) {
+                                    *w |= m;
+                                }
+                                let w = mask.iter().position(|&m| m != 0).unwrap();
+                                last = Some((bl, w, mask[w] & mask[w].wrapping_neg()));
+                            }
+                        }
+                        if let Some((bl, w, bit)) = last {
+                            words[bl * 8 + w] &= !bit;
+                        }
+                        let mut out = vec![!false; len];
+                        b.test_chunk(&words, &at, &hashes, &mut out);
+                        for (j, (&bl, &h)) in at.iter().zip(&hashes).enumerate() {
+                            let line: &[u64; 8] = words[bl * 8..bl * 8 + 8].try_into().unwrap();
+                            let expect = scalar.test_line_scalar(line, (h >> 64) as u64);
+                            assert_eq!(out[j], expect, "{kernel:?} k={k} split={split} j={j}");
                         }
                     }
                 }
