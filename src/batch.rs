@@ -190,7 +190,7 @@ pub(crate) fn contains_pipeline(
     mut hit: impl FnMut(usize, bool),
 ) {
     pipeline(plan, tuning, &mut words, n, fill, |stage, words, start| {
-        stage.contains(plan, *words, |j, found| hit(start + j, found))
+        stage.contains(plan, words, |j, found| hit(start + j, found))
     });
 }
 

@@ -84,6 +84,7 @@ mod builder;
 mod filter;
 mod geometry;
 pub mod kernel;
+mod lanes;
 mod layout;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;

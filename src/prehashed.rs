@@ -47,6 +47,7 @@ pub struct Prehashed<F> {
     /// The batch plan; its existence is the proof that the scheme is a
     /// two-hash one.
     plan: Plan,
+    seed: u64,
 }
 
 impl<F> Prehashed<F> {
@@ -54,27 +55,31 @@ impl<F> Prehashed<F> {
     /// a plan (`Independent`).
     pub(crate) fn new(filter: F, geometry: &crate::geometry::Geometry) -> Result<Self, Error> {
         match Plan::of(geometry) {
-            Some(plan) => Ok(Self { filter, plan }),
+            Some(plan) => Ok(Self {
+                filter,
+                plan,
+                seed: geometry.seed,
+            }),
             None => Err(Error::PrehashedUnsupported {
                 scheme: geometry.scheme.name(),
             }),
         }
     }
-}
 
-/// Queries through an owned filter (shared or exclusive borrow).
-impl<F: Deref<Target = BloomFilter>> Prehashed<F> {
     /// The filter's seed, the one to hash keys with.
     pub fn seed(&self) -> u64 {
-        self.filter.seed()
+        self.seed
     }
 
     /// [`hash_key`] of `key` with the filter's seed.
     #[inline]
     pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
-        hash_key(key, self.seed())
+        hash_key(key, self.seed)
     }
+}
 
+/// Queries through an owned filter (shared or exclusive borrow).
+impl<F: Deref<Target = BloomFilter>> Prehashed<F> {
     /// Whether the key hashed to `hash` is possibly in the set.
     #[inline]
     pub fn contains(&self, hash: u128) -> bool {
@@ -165,17 +170,6 @@ fn contains_hashes(
 
 /// Queries through a view of serialized bytes.
 impl Prehashed<&FilterView<'_>> {
-    /// The filter's seed, the one to hash keys with.
-    pub fn seed(&self) -> u64 {
-        self.filter.seed()
-    }
-
-    /// [`hash_key`] of `key` with the filter's seed.
-    #[inline]
-    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
-        hash_key(key, self.seed())
-    }
-
     /// Whether the key hashed to `hash` is possibly in the set.
     #[inline]
     pub fn contains(&self, hash: u128) -> bool {
@@ -186,17 +180,6 @@ impl Prehashed<&FilterView<'_>> {
 /// Inserts and queries from any thread.
 #[cfg(target_has_atomic = "64")]
 impl Prehashed<&crate::AtomicBloomFilter> {
-    /// The filter's seed, the one to hash keys with.
-    pub fn seed(&self) -> u64 {
-        self.filter.seed()
-    }
-
-    /// [`hash_key`] of `key` with the filter's seed.
-    #[inline]
-    pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
-        hash_key(key, self.seed())
-    }
-
     /// Inserts the key hashed to `hash`, from any thread.
     #[inline]
     pub fn insert(&self, hash: u128) {
@@ -217,6 +200,7 @@ impl<F: Clone> Clone for Prehashed<F> {
         Self {
             filter: self.filter.clone(),
             plan: self.plan,
+            seed: self.seed,
         }
     }
 }

@@ -33,6 +33,7 @@
 #![forbid(unsafe_code)]
 
 use crate::hash::{independent_hash, split};
+use crate::lanes::Lanes64;
 
 /// How the k probe positions of a key are derived from its hash(es).
 ///
@@ -174,17 +175,6 @@ pub fn reference_indices(scheme: Scheme, bytes: &[u8], seed: u64, range: u64, k:
     }
 }
 
-/// `x + y mod range` for `x, y < range`, without overflow for any range.
-#[inline(always)]
-fn add_mod(x: u64, y: u64, range: u64) -> u64 {
-    let (s, carry) = x.overflowing_add(y);
-    if carry || s >= range {
-        s.wrapping_sub(range)
-    } else {
-        s
-    }
-}
-
 /// Calls `f(i, index)` for the first k indices of a two-hash scheme over
 /// `[0, range)`, stopping early (and returning `false`) when `f` does.
 ///
@@ -212,10 +202,9 @@ pub fn for_each_index(
 /// per key: a query then costs two multiply-highs and k rounds of
 /// additions, no division.
 ///
-/// This is the one place the square and cube progressions are written for
-/// scalar code; the SIMD kernels run the same recurrences in lanes
-/// (`kernel::lanes`) and are tested bit for bit against
-/// [`reference_index`].
+/// The recurrences are written once ([`Progression::run`], over
+/// [`Lanes64`]): scalar code and the SIMD kernels run the same code, tested
+/// bit for bit against [`reference_index`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progression {
     scheme: Scheme,
@@ -255,12 +244,6 @@ impl Progression {
         self.scheme
     }
 
-    /// `(1 % range, 2 % range, 6 % range)`, for the SIMD kernels.
-    #[inline(always)]
-    pub(crate) fn constants(&self) -> (u64, u64, u64) {
-        (self.one, self.two, self.six)
-    }
-
     /// [`start_and_stride`] without the per-call power-of-two test.
     #[inline(always)]
     pub fn start_and_stride(&self, hash: u128) -> (u64, u64) {
@@ -279,33 +262,52 @@ impl Progression {
     /// Calls `f(i, index)` for the first k indices of the key with this
     /// hash, stopping early (returning `false`) when `f` does.
     #[inline(always)]
-    pub fn for_each(&self, hash: u128, k: u32, mut f: impl FnMut(u32, u64) -> bool) -> bool {
-        let range = self.range;
-        let (mut x, b) = self.start_and_stride(hash);
+    pub fn for_each(&self, hash: u128, k: u32, f: impl FnMut(u32, u64) -> bool) -> bool {
+        let (x, b) = self.start_and_stride(hash);
+        self.run(x, b, k, f)
+    }
+
+    /// The scheme's recurrence from starts `x` and strides `b` (from
+    /// [`start_and_stride`](Self::start_and_stride)), for one key or for a
+    /// vector of keys ([`Lanes64`]): calls `f(i, indices)` for i in 0..k,
+    /// stopping early (returning `false`) when `f` does. The one place the
+    /// double, square and cube progressions are written; the scalar path
+    /// and every SIMD kernel run it.
+    #[inline(always)]
+    pub(crate) fn run<V: Lanes64>(
+        &self,
+        mut x: V,
+        b: V,
+        k: u32,
+        mut f: impl FnMut(u32, V) -> bool,
+    ) -> bool {
+        let (r, r1) = (V::splat(self.range), V::splat(self.range - 1));
         match self.scheme {
             Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
                 // g_{i+1} - g_i = b + 2i + 1; the difference grows by 2 per step.
-                let mut y = add_mod(b, self.one, range);
+                let two = V::splat(self.two);
+                let mut y = b.add_mod(V::splat(self.one), r, r1);
                 for i in 0..k {
                     if !f(i, x) {
                         return false;
                     }
-                    x = add_mod(x, y, range);
-                    y = add_mod(y, self.two, range);
+                    x = x.add_mod(y, r, r1);
+                    y = y.add_mod(two, r, r1);
                 }
             }
             Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
                 // g_{i+1} - g_i = b + 3i^2 + 3i + 1, whose own difference is
                 // 6(i + 1); that one grows by 6 per step.
-                let mut y = add_mod(b, self.one, range);
-                let mut z = self.six;
+                let six = V::splat(self.six);
+                let mut y = b.add_mod(V::splat(self.one), r, r1);
+                let mut z = six;
                 for i in 0..k {
                     if !f(i, x) {
                         return false;
                     }
-                    x = add_mod(x, y, range);
-                    y = add_mod(y, z, range);
-                    z = add_mod(z, self.six, range);
+                    x = x.add_mod(y, r, r1);
+                    y = y.add_mod(z, r, r1);
+                    z = z.add_mod(six, r, r1);
                 }
             }
             _ => {
@@ -313,7 +315,7 @@ impl Progression {
                     if !f(i, x) {
                         return false;
                     }
-                    x = add_mod(x, b, range);
+                    x = x.add_mod(b, r, r1);
                 }
             }
         }

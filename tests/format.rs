@@ -1055,6 +1055,7 @@ fn the_insert_counter_saturates_on_every_path() {
     let keys: Vec<u64> = (0..40_000).collect(); // above one parallel task
     let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, DEFAULT_SEED)).collect();
     type Path = (&'static str, fn(&mut BloomFilter, &[u64], &[u128]));
+    #[cfg_attr(not(feature = "rayon"), allow(unused_mut))]
     let mut paths: Vec<Path> = vec![
         ("insert", |f, k, _| f.insert(&k[0])),
         ("insert_batch", |f, k, _| f.insert_batch(k)),

@@ -7,11 +7,18 @@
 //! 4 x 64-bit compares (`vpcmpgtq`) where the CPU has AVX2. (`wide` alone
 //! cannot: it picks its instructions at compile time.)
 //!
-//! Vectors are built from and read back into arrays by value with
-//! `bytemuck::cast` (`__m256i` is `Pod`): no pointer loads, no transmute of
-//! slices. The only `unsafe` is the call into the `target_feature`
-//! functions, made after `is_x86_feature_detected!("avx2")` (cached in
-//! [`super`]) said yes; without AVX2 the scalar oracle runs instead.
+//! The chunk loops and the index computations are the shared ones
+//! ([`super::block_positions_in`], [`super::flat_indices_in`]),
+//! instantiated inside `target_feature` functions with this module's lane
+//! types ([`Lanes32`], [`Lanes64`] over `__m256i`); the block probe of a
+//! filter ([`Avx2::block_test`]) is written here. Vectors are built from
+//! and read back into arrays by value with `bytemuck::cast` (`__m256i` is
+//! `Pod`): no pointer loads, no transmute of slices. The `unsafe` is the
+//! call into the `target_feature` functions, made after
+//! `is_x86_feature_detected!("avx2")` (cached in [`super`]) said yes or
+//! with an [`Avx2`] token, and the intrinsics of the lane types, which
+//! exist only inside those functions; without AVX2 the scalar oracle runs
+//! instead.
 
 #![allow(unsafe_code)]
 
@@ -23,11 +30,9 @@ use core::arch::x86_64::{
     _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_sub_epi64, _mm256_testz_si256,
 };
 
-use super::scalar::store;
-use super::scalar::{self, SALTS};
+use super::scalar::{self, SALTS, store};
 use super::{BlockSpec, FlatSpec, Kernel};
-use crate::hash::split;
-use crate::scheme::{Enhancement, Scheme};
+use crate::lanes::{Lanes32, Lanes64};
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;
@@ -160,97 +165,108 @@ fn block_positions_avx2(
     blocks_out: &mut [u64],
     positions_out: &mut [u32],
 ) {
-    let n = hashes.len();
-    let seg = scalar::segment_bits(spec.k, spec.split);
-    let segv = _mm256_set1_epi32(seg as i32);
-    for (c, (hs, bs)) in hashes
-        .chunks(LANES32)
-        .zip(blocks_out.chunks_mut(LANES32))
-        .enumerate()
-    {
-        let mut lo = [0u32; LANES32];
-        let mut hi = [0u32; LANES32];
-        for (j, &h) in hs.iter().enumerate() {
-            let (h1, h2) = split(h);
-            bs[j] = scalar::block_index(h1, spec.blocks);
-            lo[j] = h2 as u32;
-            hi[j] = (h2 >> 32) as u32;
-        }
-        let lo: __m256i = bytemuck::cast(lo);
-        let hi: __m256i = bytemuck::cast(hi);
-        let len = hs.len();
-        for i in 0..spec.k {
-            let x = if i % 2 == 0 { lo } else { hi };
-            let y = _mm256_mullo_epi32(x, _mm256_set1_epi32(SALTS[i as usize] as i32));
-            let t = _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_srli_epi32::<16>(y), segv));
-            let base = if spec.split { i * seg } else { 0 };
-            let p: [u32; LANES32] =
-                bytemuck::cast(_mm256_add_epi32(t, _mm256_set1_epi32(base as i32)));
-            let at = i as usize * n + c * LANES32;
-            store(&mut positions_out[at..at + len], &p);
-        }
-    }
-}
-
-/// `x + y mod r` in lanes for `x, y < r <= 2^46`: the signed 64-bit compare
-/// is exact since every value is below 2^47.
-#[inline]
-#[target_feature(enable = "avx2")]
-fn add_mod(x: __m256i, y: __m256i, r: __m256i, r_minus_1: __m256i) -> __m256i {
-    let s = _mm256_add_epi64(x, y);
-    _mm256_sub_epi64(s, _mm256_and_si256(_mm256_cmpgt_epi64(s, r_minus_1), r))
+    super::block_positions_in::<U32x8>(spec, hashes, blocks_out, positions_out);
 }
 
 #[target_feature(enable = "avx2")]
 fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-    let (k, n) = (spec.k as usize, hashes.len());
-    let prog = &spec.progression;
-    let range = prog.range();
-    let (one, two, six) = prog.constants();
-    let splat = |v: u64| _mm256_set1_epi64x(v as i64);
-    let (r, r1) = (splat(range), splat(range - 1));
-    for (c, hs) in hashes.chunks(LANES64).enumerate() {
-        let mut a = [0u64; LANES64];
-        let mut b = [0u64; LANES64];
-        for (j, &h) in hs.iter().enumerate() {
-            (a[j], b[j]) = prog.start_and_stride(h);
-        }
-        let mut x: __m256i = bytemuck::cast(a);
-        let b: __m256i = bytemuck::cast(b);
-        let len = hs.len();
-        let mut emit = |i: usize, x: __m256i| {
-            let v: [u64; LANES64] =
-                bytemuck::cast(_mm256_add_epi64(x, splat(i as u64 * spec.stride)));
-            let at = i * n + c * LANES64;
-            store(&mut out[at..at + len], &v);
-        };
-        match prog.scheme() {
-            Scheme::EnhancedDoubleHashing(Enhancement::Square) => {
-                let two = splat(two);
-                let mut y = add_mod(b, splat(one), r, r1);
-                for i in 0..k {
-                    emit(i, x);
-                    x = add_mod(x, y, r, r1);
-                    y = add_mod(y, two, r, r1);
-                }
-            }
-            Scheme::EnhancedDoubleHashing(Enhancement::Cube) => {
-                let six = splat(six);
-                let mut y = add_mod(b, splat(one), r, r1);
-                let mut z = six;
-                for i in 0..k {
-                    emit(i, x);
-                    x = add_mod(x, y, r, r1);
-                    y = add_mod(y, z, r, r1);
-                    z = add_mod(z, six, r, r1);
-                }
-            }
-            _ => {
-                for i in 0..k {
-                    emit(i, x);
-                    x = add_mod(x, b, r, r1);
-                }
-            }
-        }
+    super::flat_indices_in::<U64x4>(spec, hashes, out);
+}
+
+// ------------------------------------------------------------ the lanes --
+//
+// SAFETY (every `unsafe` block below): the intrinsics need AVX2. Values of
+// `U32x8` and `U64x4` are made only inside `block_positions_avx2` and
+// `flat_indices_avx2` (these types are private to this module and nothing
+// else here creates one), which run only after `Kernel::Avx2.is_available()`
+// said the CPU has AVX2; the methods are `inline(always)`, so their
+// intrinsics are compiled into those `target_feature` functions. Every
+// intrinsic works on registers only; loads and stores go through
+// `bytemuck::cast` of arrays by value.
+
+/// Eight u32 lanes in an AVX2 register.
+#[derive(Clone, Copy)]
+struct U32x8(__m256i);
+
+/// Four u64 lanes in an AVX2 register.
+#[derive(Clone, Copy)]
+struct U64x4(__m256i);
+
+impl Lanes32 for U32x8 {
+    const N: usize = LANES32;
+
+    #[inline(always)]
+    fn splat(v: u32) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_set1_epi32(v as i32) })
+    }
+
+    #[inline(always)]
+    fn load(values: &[u32]) -> Self {
+        let a = <[u32; LANES32]>::try_from(&values[..LANES32]).unwrap_or_default();
+        Self(bytemuck::cast(a))
+    }
+
+    #[inline(always)]
+    fn store(self, out: &mut [u32]) {
+        let a: [u32; LANES32] = bytemuck::cast(self.0);
+        store(out, &a);
+    }
+
+    #[inline(always)]
+    fn add(self, y: Self) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_add_epi32(self.0, y.0) })
+    }
+
+    #[inline(always)]
+    fn mul(self, y: Self) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_mullo_epi32(self.0, y.0) })
+    }
+
+    #[inline(always)]
+    fn shr16(self) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_srli_epi32::<16>(self.0) })
+    }
+}
+
+impl Lanes64 for U64x4 {
+    const N: usize = LANES64;
+
+    #[inline(always)]
+    fn splat(v: u64) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_set1_epi64x(v as i64) })
+    }
+
+    #[inline(always)]
+    fn load(values: &[u64]) -> Self {
+        let a = <[u64; LANES64]>::try_from(&values[..LANES64]).unwrap_or_default();
+        Self(bytemuck::cast(a))
+    }
+
+    #[inline(always)]
+    fn store(self, out: &mut [u64]) {
+        let a: [u64; LANES64] = bytemuck::cast(self.0);
+        store(out, &a);
+    }
+
+    #[inline(always)]
+    fn add(self, y: Self) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_add_epi64(self.0, y.0) })
+    }
+
+    /// `s = x + y; s - (r if s > r - 1)`: the signed 64-bit compare is
+    /// exact since every value is below 2^47.
+    #[inline(always)]
+    fn add_mod(self, y: Self, r: Self, r_minus_1: Self) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe {
+            let s = _mm256_add_epi64(self.0, y.0);
+            _mm256_sub_epi64(s, _mm256_and_si256(_mm256_cmpgt_epi64(s, r_minus_1.0), r.0))
+        })
     }
 }

@@ -59,7 +59,11 @@ pub mod scalar;
 pub mod wide;
 
 use crate::Error;
+use crate::hash::split;
+use crate::lanes::{Lanes32, Lanes64, MAX_LANES};
+use crate::layout::blocked::{block_index, position_in, segment_bits};
 use crate::params::{MAX_BITS, MAX_HASHES};
+use crate::salts::SALTS;
 use crate::scheme::{Progression, Scheme};
 
 /// The index kernels. See the [module docs](self).
@@ -374,6 +378,67 @@ impl FlatSpec {
             stride: flat.stride(),
             k: flat.k(),
         }
+    }
+}
+
+// ------------------------------------------------ the chunk loops, once --
+
+/// [`Kernel::block_positions`] over lanes `V` (`V::N` keys per step): the
+/// blocks by one multiply-high per key, then for each probe the salted
+/// multiply and the segment scaling ([`position_in`]) on `V::N` keys at
+/// once, stored probe-major. Each vector kernel instantiates it with its
+/// lane type.
+#[inline(always)]
+pub(crate) fn block_positions_in<V: Lanes32>(
+    spec: &BlockSpec,
+    hashes: &[u128],
+    blocks_out: &mut [u64],
+    positions_out: &mut [u32],
+) {
+    let n = hashes.len();
+    let seg = segment_bits(spec.k, spec.split);
+    for (c, (hs, bs)) in hashes
+        .chunks(V::N)
+        .zip(blocks_out.chunks_mut(V::N))
+        .enumerate()
+    {
+        // A partial last chunk is padded with zeros, its lanes discarded.
+        let (mut lo, mut hi) = ([0u32; MAX_LANES], [0u32; MAX_LANES]);
+        for (j, &h) in hs.iter().enumerate() {
+            let (h1, h2) = split(h);
+            bs[j] = block_index(h1, spec.blocks);
+            (lo[j], hi[j]) = (h2 as u32, (h2 >> 32) as u32);
+        }
+        let (lo, hi) = (V::load(&lo), V::load(&hi));
+        for i in 0..spec.k {
+            // Even probes take the low half of h2, odd ones the high half.
+            let x = if i % 2 == 0 { lo } else { hi };
+            let base = if spec.split { i * seg } else { 0 };
+            let p = position_in(x.mul(V::splat(SALTS[i as usize])), seg, base);
+            let at = i as usize * n + c * V::N;
+            p.store(&mut positions_out[at..at + hs.len()]);
+        }
+    }
+}
+
+/// [`Kernel::flat_indices`] over lanes `V`: the starts and strides by two
+/// multiply-highs per key, then the scheme's recurrence
+/// ([`Progression::run`]) on `V::N` keys at once, stored probe-major.
+#[inline(always)]
+pub(crate) fn flat_indices_in<V: Lanes64>(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
+    let n = hashes.len();
+    let prog = &spec.progression;
+    for (c, hs) in hashes.chunks(V::N).enumerate() {
+        let (mut a, mut b) = ([0u64; MAX_LANES], [0u64; MAX_LANES]);
+        for (j, &h) in hs.iter().enumerate() {
+            (a[j], b[j]) = prog.start_and_stride(h);
+        }
+        prog.run(V::load(&a), V::load(&b), spec.k, |i, x| {
+            let at = i as usize * n + c * V::N;
+            x.add(V::splat(u64::from(i) * spec.stride))
+                .store(&mut out[at..at + hs.len()]);
+            true
+        });
     }
 }
 

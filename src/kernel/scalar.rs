@@ -31,7 +31,7 @@ pub(crate) const WORDS: usize = 8;
 
 pub use crate::salts::SALTS;
 
-pub(crate) use crate::layout::blocked::{block_index, lane_hash, position, segment_bits};
+pub(crate) use crate::layout::blocked::{block_index, lane_hash, position};
 
 /// The in-block bits of a two-hash key as a mask over the block's 8 words
 /// (the blocked layout's own mask, `layout::blocked::Blocks::mask`).

@@ -32,6 +32,7 @@ use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
 use crate::kernel::{Kernel, Simd};
+use crate::lanes::Lanes32;
 use crate::params::{MAX_HASHES, blocked_fpr, estimate_items, smallest_bits, split_block_fpr};
 use crate::salts::SALTS;
 
@@ -74,8 +75,15 @@ pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
 #[inline(always)]
 pub(crate) fn position(x: u32, i: u32, k: u32, split: bool) -> u32 {
     let seg = segment_bits(k, split);
-    let base = if split { i * seg } else { 0 };
-    base + (((x >> 16) * seg) >> 16)
+    position_in(x, seg, if split { i * seg } else { 0 })
+}
+
+/// [`position`] for one key or a vector of keys ([`Lanes32`]): `base +
+/// ((x >> 16) * seg >> 16)`, the one place the scaling is written (the
+/// SIMD kernels run it on 8 keys).
+#[inline(always)]
+pub(crate) fn position_in<V: Lanes32>(x: V, seg: u32, base: u32) -> V {
+    x.shr16().mul(V::splat(seg)).shr16().add(V::splat(base))
 }
 
 /// The addressing and probe of a blocked or split-block filter: which
@@ -566,7 +574,7 @@ mod tests {
                         if let Some((bl, w, bit)) = last {
                             words[bl * 8 + w] &= !bit;
                         }
-                        let mut out = vec![!false; len];
+                        let mut out = vec![true; len];
                         b.test_chunk(&words, &at, &hashes, &mut out);
                         for (j, (&bl, &h)) in at.iter().zip(&hashes).enumerate() {
                             let line: &[u64; 8] = words[bl * 8..bl * 8 + 8].try_into().unwrap();
