@@ -15,6 +15,10 @@
 //! * peers at n = 1e6 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
 //!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom (1e6 only),
 //!   one call per key as their APIs offer.
+//! * beside the peers: lesshash's single-key calls (`single`) and the
+//!   floors (`floor-hash/<n>/xxh3-128`: hashing alone;
+//!   `floor-loads/<n>/loads`: one random cache line of an array of the
+//!   filter's size per key).
 //!
 //! The kernel and prefetch mode are each filter's options; every benchmark
 //! resets its filter to the defaults and sets the ones it needs.
@@ -156,6 +160,7 @@ pub fn register(c: &mut Criterion) {
     }
     drop(classic);
     peers(&mut g, &s, 1_000_000, "n=1e6", true);
+    floors(&mut g, &s, "n=1e6");
     drop(s);
 
     // n = 1e7: parallel contains on 1 and 2 threads.
@@ -179,6 +184,7 @@ pub fn register(c: &mut Criterion) {
         );
     }
     peers(&mut g, &s, 100_000_000, "n=1e8", false);
+    floors(&mut g, &s, "n=1e8");
     drop(s);
     g.finish();
 }
@@ -214,9 +220,62 @@ fn par(g: &mut BenchmarkGroup<'_, WallTime>) {
     g.throughput(Throughput::Elements(BATCH as u64));
 }
 
+/// The floors no probe code goes below, on the same pools: `floor-hash`,
+/// XXH3-128 of each key and nothing else (what a batch must compute); and
+/// `floor-loads`, one load of a random cache line of an array as large as
+/// the filter per key, the lines drawn by the same hash (what a batch must
+/// fetch), independent loads the CPU overlaps as it overlaps the filter's.
+fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
+    let hash_seed = s.filter.seed();
+    let mut cursor = Cursor::new();
+    g.bench_function(BenchmarkId::new(format!("floor-hash/{size}"), "xxh3-128"), |b| {
+        b.iter(|| {
+            let mut acc = 0u128;
+            for key in cursor.next(&s.hits, BATCH) {
+                acc ^= lesshash::hash_key(black_box(key), hash_seed);
+            }
+            black_box(acc)
+        })
+    });
+    let lines = s.filter.size_in_bytes() / 64;
+    let array = vec![1u64; lines * 8];
+    let at: Vec<usize> = s
+        .hits
+        .iter()
+        .map(|k| (xxh3_64(&k.to_le_bytes()) % lines as u64) as usize * 8)
+        .collect();
+    let mut cursor = Cursor::new();
+    g.bench_function(BenchmarkId::new(format!("floor-loads/{size}"), "loads"), |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for &i in cursor.next(&at, BATCH) {
+                acc = acc.wrapping_add(array[black_box(i)]);
+            }
+            black_box(acc)
+        })
+    });
+}
+
 /// Peers on the same keys: sbbf-rs-safe sized by Parquet's rule (10
-/// bits/key for 1%), and fastbloom (its own sizing) at 1e6 only.
+/// bits/key for 1%), and fastbloom (its own sizing) at 1e6 only; beside
+/// them lesshash's own single-key calls (`lesshash-single`), so that the
+/// batch, the single-key path and the peers share a run.
 fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fastbloom: bool) {
+    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("blocked-{op}/{size}"), "single"),
+            |b| {
+                b.iter(|| {
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(s.filter.contains(black_box(key)));
+                    }
+                    black_box(found)
+                })
+            },
+        );
+    }
     let bits_per_key = (-8.0 / (1.0 - 0.01f64.powf(1.0 / 8.0)).ln()).ceil() as usize;
     let mut sbbf = sbbf_rs_safe::Filter::new(bits_per_key, n as usize);
     for i in 0..n {

@@ -8,8 +8,9 @@
 //! because it is bigger or less accurate shows it there.
 //!
 //! Peers and their hashing:
-//! * `lesshash-<layout>`: XXH3-128 of the key's bytes, the crate default
-//!   scheme (enhanced double hashing); `classic`, `blocked` and
+//! * `lesshash-<layout>`: XXH3-128 of the key's bytes, the layout's default
+//!   scheme (enhanced double hashing for classic, double hashing for the
+//!   blocked layouts); `classic`, `blocked` and
 //!   `split-block` (the blocked ones with single-key calls here, like every
 //!   peer; their batch paths are in the `blocked` group);
 //! * `fastbloom-sip`: fastbloom 0.17 with its default hasher (SipHash-1-3);
