@@ -228,15 +228,18 @@ fn par(g: &mut BenchmarkGroup<'_, WallTime>) {
 fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
     let hash_seed = s.filter.seed();
     let mut cursor = Cursor::new();
-    g.bench_function(BenchmarkId::new(format!("floor-hash/{size}"), "xxh3-128"), |b| {
-        b.iter(|| {
-            let mut acc = 0u128;
-            for key in cursor.next(&s.hits, BATCH) {
-                acc ^= lesshash::hash_key(black_box(key), hash_seed);
-            }
-            black_box(acc)
-        })
-    });
+    g.bench_function(
+        BenchmarkId::new(format!("floor-hash/{size}"), "xxh3-128"),
+        |b| {
+            b.iter(|| {
+                let mut acc = 0u128;
+                for key in cursor.next(&s.hits, BATCH) {
+                    acc ^= lesshash::hash_key(black_box(key), hash_seed);
+                }
+                black_box(acc)
+            })
+        },
+    );
     let lines = s.filter.size_in_bytes() / 64;
     let array = vec![1u64; lines * 8];
     let at: Vec<usize> = s
@@ -245,15 +248,18 @@ fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
         .map(|k| (xxh3_64(&k.to_le_bytes()) % lines as u64) as usize * 8)
         .collect();
     let mut cursor = Cursor::new();
-    g.bench_function(BenchmarkId::new(format!("floor-loads/{size}"), "loads"), |b| {
-        b.iter(|| {
-            let mut acc = 0u64;
-            for &i in cursor.next(&at, BATCH) {
-                acc = acc.wrapping_add(array[black_box(i)]);
-            }
-            black_box(acc)
-        })
-    });
+    g.bench_function(
+        BenchmarkId::new(format!("floor-loads/{size}"), "loads"),
+        |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                for &i in cursor.next(&at, BATCH) {
+                    acc = acc.wrapping_add(array[black_box(i)]);
+                }
+                black_box(acc)
+            })
+        },
+    );
 }
 
 /// Peers on the same keys: sbbf-rs-safe sized by Parquet's rule (10
