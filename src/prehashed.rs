@@ -7,7 +7,7 @@
 //! Instead of every pre-hashed call returning an error for that one case,
 //! the check is made once, when the handle is taken
 //! ([`BloomFilter::prehashed`], [`BloomFilter::prehashed_mut`],
-//! [`FilterView::prehashed`], [`AtomicBloomFilter::prehashed`]); the calls
+//! [`FilterView::prehashed`], [`AtomicBloomFilter::prehashed`](crate::AtomicBloomFilter::prehashed)); the calls
 //! on the handle cannot fail for that reason.
 //!
 //! ```

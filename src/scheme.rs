@@ -202,8 +202,8 @@ pub fn for_each_index(
 /// per key: a query then costs two multiply-highs and k rounds of
 /// additions, no division.
 ///
-/// The recurrences are written once ([`Progression::run`], over
-/// [`Lanes64`]): scalar code and the SIMD kernels run the same code, tested
+/// The recurrences are written once (`Progression::run`, over the lane
+/// trait `Lanes64`): scalar code and the SIMD kernels run the same code, tested
 /// bit for bit against [`reference_index`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progression {

@@ -8,15 +8,15 @@
 //! cannot: it picks its instructions at compile time.)
 //!
 //! The chunk loops and the index computations are the shared ones
-//! ([`super::block_positions_in`], [`super::flat_indices_in`]),
+//! (`kernel::block_positions_in`, `kernel::flat_indices_in`),
 //! instantiated inside `target_feature` functions with this module's lane
-//! types ([`Lanes32`], [`Lanes64`] over `__m256i`); the block probe of a
-//! filter ([`Avx2::block_test`]) is written here. Vectors are built from
+//! types (`Lanes32`, `Lanes64` over `__m256i`); the block probe of a
+//! filter (`Avx2::block_test`) is written here. Vectors are built from
 //! and read back into arrays by value with `bytemuck::cast` (`__m256i` is
 //! `Pod`): no pointer loads, no transmute of slices. The `unsafe` is the
 //! call into the `target_feature` functions, made after
 //! `is_x86_feature_detected!("avx2")` (cached in [`super`]) said yes or
-//! with an [`Avx2`] token, and the intrinsics of the lane types, which
+//! with an `Avx2` token, and the intrinsics of the lane types, which
 //! exist only inside those functions; without AVX2 the scalar oracle runs
 //! instead.
 

@@ -1,7 +1,7 @@
 //! The portable SIMD kernel: keys in lanes, with the `wide` crate.
 //!
 //! The chunk loops and the index computations are the shared ones
-//! ([`super::block_positions_in`], [`super::flat_indices_in`]); this module
+//! (`kernel::block_positions_in`, `kernel::flat_indices_in`); this module
 //! only says how `wide`'s vectors do each lane operation:
 //!
 //! * blocked layouts: 8 keys per `u32x8` (one multiply, two shifts, one
