@@ -233,7 +233,9 @@ fn batch_with_kernel(
     queries: &[Vec<u8>],
     lanes: u8,
 ) {
-    let Some(mut empty) = params.build() else { return };
+    let Some(mut empty) = params.build() else {
+        return;
+    };
     empty.set_kernel(kernel).unwrap();
     let lanes = 1 + usize::from(lanes % 17);
     let seed = empty.seed();
@@ -289,7 +291,10 @@ fn batch_with_kernel(
     match filter.prehashed() {
         Ok(by_hash) => {
             by_hash.contains_batch(&all_hashes, &mut out).unwrap();
-            assert_eq!(out, expect, "pre-hashed contains_batch differs from contains");
+            assert_eq!(
+                out, expect,
+                "pre-hashed contains_batch differs from contains"
+            );
             for (h, &e) in all_hashes.iter().zip(&expect) {
                 assert_eq!(by_hash.contains(*h), e);
             }

@@ -239,7 +239,10 @@ fn run(input: Input) {
                 if two_hash {
                     let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
                     let mut par_hashed = same_params(&filter);
-                    par_hashed.prehashed_mut().unwrap().par_insert_batch(&hashes);
+                    par_hashed
+                        .prehashed_mut()
+                        .unwrap()
+                        .par_insert_batch(&hashes);
                     let mut plain_hashed = same_params(&filter);
                     plain_hashed.insert_batch(&keys);
                     assert!(par_hashed == plain_hashed, "par_insert_hash_batch differs");
