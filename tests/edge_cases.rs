@@ -592,3 +592,23 @@ fn rate_functions_are_total_at_huge_k() {
         }
     }
 }
+
+/// Issue 17: `fuzz/seeds/from_bytes/counter-max.bin` (written by
+/// `examples/fuzz_seeds.rs`) is a valid filter whose insert counter is
+/// `u64::MAX`, the state in which every insert path overflowed. It must
+/// load with the counter intact, and a union with it saturates.
+#[test]
+fn counter_at_max_seed_loads() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/seeds/from_bytes/counter-max.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(bytes[40..48], u64::MAX.to_le_bytes(), "insert_calls offset");
+    let f = BloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(f.insert_calls(), u64::MAX);
+    assert_eq!(f.to_bytes(), bytes);
+    let mut g = f.clone();
+    g.union(&f).unwrap();
+    assert_eq!(g.insert_calls(), u64::MAX);
+}
