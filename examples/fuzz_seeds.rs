@@ -7,7 +7,9 @@
 //! `from_bytes` gets valid serialized filters of every layout and scheme
 //! (so mutations start past the magic, the version and the checksum), one
 //! of them followed by a second filter (the streaming reader stops after
-//! the first). The structured targets decode any bytes, so they get a few
+//! the first), and one whose insert counter is `u64::MAX` (issue 17: a
+//! loaded counter may hold any value, and inserts must saturate it). The
+//! structured targets decode any bytes, so they get a few
 //! deterministic pseudo-random inputs of different lengths. Small by
 //! design: the whole corpus is a few kilobytes.
 
@@ -23,6 +25,25 @@ fn splitmix(state: &mut u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// A valid serialized filter whose `insert_calls` (bytes 40..48) is
+/// `u64::MAX`, both checksums recomputed (docs/format.md): no API sets the
+/// counter, so the bytes are patched.
+fn counter_at_max() -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    use xxhash_rust::xxh3::xxh3_64;
+    let mut f = BloomFilter::with_fpr(20, 0.01)?;
+    for i in 0..20u64 {
+        f.insert(&i);
+    }
+    let mut bytes = f.to_bytes();
+    bytes[40..48].copy_from_slice(&u64::MAX.to_le_bytes());
+    let header = xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&header.to_le_bytes());
+    let end = bytes.len() - 8;
+    let checksum = xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&checksum.to_le_bytes());
+    Ok(bytes)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -58,6 +79,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut two = a.to_bytes();
     two.extend(BloomFilter::with_fpr(3, 0.1)?.to_bytes());
     fs::write(dir.join("two-filters.bin"), two)?;
+    fs::write(dir.join("counter-max.bin"), counter_at_max()?)?;
 
     let mut state = 0x6c65_7373_6861_7368;
     for target in [

@@ -38,9 +38,11 @@
 //! # Degenerate arguments
 //!
 //! Every rate function is total: it returns a number in `[0, 1]` for any
-//! input, never panics. `k = 0` means no probe can reject a key, so the rate
-//! is 1; otherwise `n = 0` means an empty filter, rate 0; `m = 0` is treated
-//! as a full filter, rate 1.
+//! input (never NaN or infinite), never panics. `k = 0` means no probe can
+//! reject a key, so the rate is 1; otherwise `n = 0` means an empty filter,
+//! rate 0; `m = 0` is treated as a full filter, rate 1. A k far beyond
+//! [`MAX_HASHES`] (up to `u32::MAX`) is evaluated as written, not wrapped:
+//! the rate only falls towards 0 as k grows past the optimum's fill.
 
 #![forbid(unsafe_code)]
 
@@ -67,7 +69,7 @@ pub fn classic_fpr(m: u64, n: u64, k: u32) -> f64 {
         return rate;
     }
     let fill = -(-(f64::from(k) * n as f64) / m as f64).exp_m1();
-    fill.powi(k as i32)
+    pow_k(fill, k)
 }
 
 /// Bloom's formula `(1 - (1 - 1/m)^{kn})^k`: the rate if the k probed bits
@@ -78,7 +80,7 @@ pub fn bloom_fpr(m: u64, n: u64, k: u32) -> f64 {
     }
     let t = f64::from(k) * n as f64;
     let fill = -(t * (-1.0 / m as f64).ln_1p()).exp_m1();
-    fill.powi(k as i32)
+    pow_k(fill, k)
 }
 
 /// The exact false-positive rate of a classic filter of m bits with k
@@ -230,7 +232,25 @@ pub fn partitioned_fpr(m: u64, n: u64, k: u32) -> f64 {
     }
     let part = (m / u64::from(k)).max(1) as f64;
     let fill = -(n as f64 * (-1.0 / part).ln_1p()).exp_m1();
-    fill.powi(k as i32)
+    pow_k(fill, k)
+}
+
+/// `fill^k` for a fill ratio in `[0, 1]`, clamped to `[0, 1]`. `powi` takes
+/// an `i32`: `k as i32` wraps k >= 2^31 to a negative power (k = 2^31 gave
+/// inf, `u32::MAX` gave `1 / fill`), so those k go through `powf`.
+pub(crate) fn pow_k(fill: f64, k: u32) -> f64 {
+    let p = match i32::try_from(k) {
+        Ok(k) => fill.powi(k),
+        Err(_) => fill.powf(f64::from(k)),
+    };
+    // NaN (from a NaN fill) counts as 1: an unknown rate must not read as 0.
+    if p >= 0.0 {
+        p.min(1.0)
+    } else if p.is_nan() {
+        1.0
+    } else {
+        0.0
+    }
 }
 
 /// The rate for the degenerate arguments of the module docs, if these are.
@@ -518,6 +538,39 @@ mod tests {
                 assert!((0.0..=1.0).contains(&r), "{name}({m}, {n}, {k}) = {r}");
             }
         }
+    }
+
+    #[test]
+    fn huge_k_is_not_wrapped_to_a_negative_power() {
+        // Issue 17 (hostile-user review): `powi(k as i32)` gave inf at
+        // k = 2^31 and 16384.5 (1 / fill) at k = u32::MAX for (2^46, 1, k).
+        type Rate = fn(u64, u64, u32) -> f64;
+        let rates: [(&str, Rate); 4] = [
+            ("classic", classic_fpr),
+            ("bloom", bloom_fpr),
+            ("exact", classic_fpr_exact),
+            ("partitioned", partitioned_fpr),
+        ];
+        for (name, rate) in rates {
+            for k in [1 << 31, u32::MAX, i32::MAX as u32, 1 << 20] {
+                for (m, n) in [
+                    (MAX_BITS, 1),
+                    (MAX_BITS, 1 << 30),
+                    (1 << 20, 1 << 40),
+                    (64, 1),
+                ] {
+                    let r = rate(m, n, k);
+                    assert!((0.0..=1.0).contains(&r), "{name}({m}, {n}, {k}) = {r}");
+                }
+            }
+            // Past the fill at which every bit is set, more probes only lower
+            // the rate: at 2^46 bits and one key it is ~(k / 2^46)^k, i.e. 0.
+            assert_eq!(rate(MAX_BITS, 1, 1 << 31), 0.0, "{name}");
+            assert_eq!(rate(MAX_BITS, 1, u32::MAX), 0.0, "{name}");
+        }
+        assert_eq!(pow_k(0.5, u32::MAX), 0.0);
+        assert_eq!(pow_k(1.0, u32::MAX), 1.0);
+        assert_eq!(pow_k(f64::NAN, 3), 1.0);
     }
 
     #[test]

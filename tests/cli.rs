@@ -611,3 +611,358 @@ fn experiment_runs_small_and_names_bad_options() {
         &["--variants"],
     );
 }
+
+// ------------------------------------ issue 17: output paths, signals, errors --
+
+/// `lesshash ARGS` run in `dir` (so that an old binary's `-o -` writes a
+/// file named `-` there, not in the repository), stdout to `stdout`.
+#[cfg(unix)]
+fn lesshash_to(dir: &Dir, args: &[&str], stdin: Stdio, stdout: Stdio) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir.0.path())
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run lesshash")
+}
+
+/// The file appended to, as stdout (`>> path`).
+#[cfg(unix)]
+fn append_to(path: &Path) -> Stdio {
+    Stdio::from(std::fs::OpenOptions::new().append(true).open(path).unwrap())
+}
+
+/// Exit 2 and exactly one line on stderr.
+#[cfg(unix)]
+#[track_caller]
+fn assert_one_line_error(o: &Output, needles: &[&str]) {
+    assert_error(o, needles);
+    assert_eq!(stderr(o).lines().count(), 1, "{}", stderr(o));
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Dir) -> Vec<String> {
+    let mut names: Vec<_> = std::fs::read_dir(dir.0.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Issue 17, item 2 (a hostile-user review): `-o` renamed a temporary file
+/// over whatever was at the path. As root, `-o /dev/null` left `/dev/null` a
+/// regular file; a FIFO's reader got nothing; a symlink became a file; `-o -`
+/// made a file named `-`. Now a FIFO, a character device and `-o -` are
+/// written straight through, and a symlink's target is replaced (the link
+/// stays), also when it dangles.
+#[cfg(unix)]
+#[test]
+fn output_to_pipes_devices_stdout_and_symlinks() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = Dir::new();
+    write_lines(&dir.path("keys.txt"), (0..1000).map(member));
+    let build = |out: &str| {
+        let args = [
+            "build", "-i", "keys.txt", "-o", out, "--fpr", "0.01", "--items", "1000", "-q",
+        ];
+        lesshash_to(&dir, &args, Stdio::null(), Stdio::piped())
+    };
+    let o = build("reference.lhbf");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = std::fs::read(dir.path("reference.lhbf")).unwrap();
+
+    // `-o -`: the filter on stdout, no file named `-`.
+    let o = build("-");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!dir.path("-").exists(), "`-o -` created a file named `-`");
+    assert_eq!(
+        o.stdout, reference,
+        "`-o -` must write the filter to stdout"
+    );
+
+    // A symlink to an existing file, and a dangling one.
+    std::fs::write(dir.path("real.lhbf"), b"old").unwrap();
+    std::os::unix::fs::symlink("real.lhbf", dir.path("link.lhbf")).unwrap();
+    std::os::unix::fs::symlink("later.lhbf", dir.path("dangling.lhbf")).unwrap();
+    for (link, target) in [("link.lhbf", "real.lhbf"), ("dangling.lhbf", "later.lhbf")] {
+        let o = build(link);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let meta = std::fs::symlink_metadata(dir.path(link)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{link} was replaced");
+        assert_eq!(std::fs::read(dir.path(target)).unwrap(), reference);
+    }
+
+    // A FIFO: its reader gets the filter, and it stays a FIFO.
+    let fifo = dir.path("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let o = build("pipe");
+    let meta = std::fs::symlink_metadata(&fifo).unwrap();
+    assert!(
+        meta.file_type().is_fifo(),
+        "the FIFO was replaced by a regular file"
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(reader.join().unwrap(), reference);
+
+    // A character device (the /dev/null case), made in the temporary
+    // directory so that a failure replaces only this copy. Needs root.
+    let null = dir.path("null");
+    if Command::new("mknod")
+        .args([null.to_str().unwrap(), "c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let o = build("null");
+        assert!(o.status.success(), "{}", stderr(&o));
+        let meta = std::fs::symlink_metadata(&null).unwrap();
+        assert!(meta.file_type().is_char_device(), "the device was replaced");
+    }
+
+    // A directory is an error naming it, and nothing is written.
+    std::fs::create_dir(dir.path("sub")).unwrap();
+    assert_one_line_error(&build("sub"), &["sub", "directory"]);
+    assert!(
+        names_in(&dir).iter().all(|n| !n.ends_with(".tmp")),
+        "{:?}",
+        names_in(&dir)
+    );
+}
+
+/// Issue 17, items 3 and 4: `build -i x -o x` replaced the keys with the
+/// filter (exit 0), and `filter F -i x >> x` read its own output back (a
+/// 5.9 MB file grew to 3.4 GB in 20 s). An input that is the output file
+/// (same device and inode: the path, a symlink or a hard link to it) or
+/// stdout's file is refused, as `cat` refuses "input file is output file".
+#[cfg(unix)]
+#[test]
+fn an_input_that_is_the_output_is_refused() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 100, &[]);
+    let keys_path = dir.path("keys.txt");
+    let keys = std::fs::read(&keys_path).unwrap();
+    std::os::unix::fs::symlink("keys.txt", dir.path("sym.txt")).unwrap();
+    std::fs::hard_link(&keys_path, dir.path("hard.txt")).unwrap();
+    for out in ["keys.txt", "sym.txt", "hard.txt"] {
+        let args = ["build", "-i", "keys.txt", "-o", out, "--fpr", "0.1"];
+        let o = lesshash_to(&dir, &args, Stdio::null(), Stdio::piped());
+        assert_one_line_error(&o, &["keys.txt", "output file", out]);
+    }
+    assert_eq!(std::fs::read(&keys_path).unwrap(), keys);
+
+    // stdout appended to an input: `-i x >> x`, `< x >> x`, `>> FILTER`.
+    let stdin_keys = || Stdio::from(std::fs::File::open(&keys_path).unwrap());
+    let cases: [(Vec<&str>, Stdio, &str); 5] = [
+        (
+            vec!["filter", &f, "-i", "keys.txt"],
+            Stdio::null(),
+            "keys.txt",
+        ),
+        (vec!["filter", &f], stdin_keys(), "stdin"),
+        (
+            vec!["build", "-i", "keys.txt", "-o", "-", "--fpr", "0.1"],
+            Stdio::null(),
+            "keys.txt",
+        ),
+        (
+            vec!["merge", &f, &f, "-o", "-"],
+            Stdio::null(),
+            "filter.lhbf",
+        ),
+        (vec!["query", &f, "user-1"], Stdio::null(), "filter.lhbf"),
+    ];
+    let filter_bytes = std::fs::read(&f).unwrap();
+    for (args, stdin, needle) in cases {
+        let target = if needle == "filter.lhbf" {
+            Path::new(&f).to_path_buf()
+        } else {
+            keys_path.clone()
+        };
+        let o = lesshash_to(&dir, &args, stdin, append_to(&target));
+        assert_one_line_error(&o, &[needle, "stdout"]);
+        assert_eq!(std::fs::read(&keys_path).unwrap(), keys, "{args:?}");
+        assert_eq!(std::fs::read(&f).unwrap(), filter_bytes, "{args:?}");
+    }
+
+    // Not regular files: a terminal or /dev/null is routinely both ends.
+    let o = lesshash_to(&dir, &["filter", &f], Stdio::null(), Stdio::null());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // `merge a b -o a` is a union in place: the inputs are loaded first and
+    // the result renamed over `a`.
+    let g = dir.s("g.lhbf");
+    assert!(lesshash(&["merge", &f, &f, "-o", &g]).status.success());
+    let o = lesshash(&["merge", &f, &f, "-o", &f]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(&g).unwrap());
+}
+
+/// Issue 17, item 5: SIGINT or SIGTERM during a write left the temporary
+/// file (757 MB after a SIGINT). The temporary file is now created before
+/// the input is read, and a signal removes it and exits 130 or 143. The
+/// input is a pipe held open, so the signal arrives while it exists.
+#[cfg(unix)]
+#[test]
+fn signals_remove_the_temporary_file() {
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let dir = Dir::new();
+        let out = dir.s("out.lhbf");
+        let mut child = Command::new(BIN)
+            .args(["build", "-o", &out, "--fpr", "0.01", "--items", "1000"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"alice\nbob\n").unwrap();
+        let start = std::time::Instant::now();
+        while !names_in(&dir).iter().any(|n| n.ends_with(".tmp")) {
+            if start.elapsed().as_secs() > 20 {
+                let _ = child.kill();
+                panic!("no temporary file appeared: {:?}", names_in(&dir));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        assert_eq!(names_in(&dir), Vec::<String>::new(), "SIG{signal}");
+    }
+}
+
+/// Issue 17, item 7: argument errors were three lines (error, blank, "For
+/// more information"), where the README promises one; `--fpr 1e-300` printed
+/// a 300-digit decimal (476 characters).
+#[test]
+fn argument_errors_are_one_line() {
+    let dir = Dir::new();
+    write_lines(&dir.path("k.txt"), (0..10).map(member));
+    let (k, o) = (dir.s("k.txt"), dir.s("o.lhbf"));
+    for (args, needle) in [
+        (vec!["build", "-i", &k, "-o", &o, "--fpr", "abc"], "--fpr"),
+        (vec!["build", "-i", &k, "-o", &o, "--fpr", "0"], "--fpr"),
+        (vec!["build", "-i", &k, "-o", &o], "--fpr"),
+        (vec!["build", "-i", &k, "--fpr", "0.1", "--fp", "1"], "--fp"),
+        (vec!["build", "-i", &k, "-o", &o, "--fpr", "1e300"], "1e300"),
+        (vec!["query", &o], "KEY"),
+        (vec!["frobnicate"], "frobnicate"),
+    ] {
+        let out = lesshash(&args);
+        assert_error(&out, &[needle]);
+        assert_eq!(
+            stderr(&out).lines().count(),
+            1,
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let out = lesshash(&[
+        "build",
+        "-i",
+        &k,
+        "-o",
+        &o,
+        "--fpr",
+        "1e-300",
+        "--items",
+        "1000000000000",
+    ]);
+    assert_error(&out, &["fpr", "1e-300"]);
+    assert!(stderr(&out).len() < 250, "{}", stderr(&out));
+    assert!(!dir.path("o.lhbf").exists());
+    // Help and version are not errors.
+    assert!(lesshash(&["--help"]).status.success());
+    assert!(lesshash(&["--version"]).status.success());
+}
+
+/// Issue 17, item 7: with stdout closed (`>&-`) the output was lost with
+/// exit status 0 (std reopens a closed stdout on /dev/null); a failing
+/// stdout (a full disk) said "No space left on device (os error 28)" twice in
+/// one message. Both are now exit 2 with one line; `| head` stays quiet
+/// (`closed_stdout_exits_quietly`).
+#[cfg(unix)]
+#[test]
+fn closed_or_failing_stdout_is_an_error() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1000, &[]);
+    let keys = dir.s("keys.txt");
+    let commands: [Vec<&str>; 5] = [
+        vec!["filter", &f, "-i", &keys],
+        vec!["query", &f, "user-1"],
+        vec!["info", &f],
+        vec!["build", "-i", &keys, "-o", "-", "--fpr", "0.1"],
+        vec!["merge", &f, &f, "-o", "-"],
+    ];
+    for args in &commands {
+        // `exec lesshash ARGS >&-`
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$@\" >&-")
+            .arg(BIN)
+            .args(args)
+            .current_dir(dir.0.path())
+            .output()
+            .unwrap();
+        assert_one_line_error(&o, &["stdout"]);
+    }
+    assert!(!dir.path("-").exists());
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    for args in &commands {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = lesshash_to(&dir, args, Stdio::null(), Stdio::from(full));
+        assert_one_line_error(&o, &["stdout", "No space left on device"]);
+        assert_eq!(
+            stderr(&o).matches("os error 28").count(),
+            1,
+            "{}",
+            stderr(&o)
+        );
+    }
+}
+
+/// Issue 17, item 7: a filter too large for memory was reported as "invalid
+/// filter parameters". Only where the kernel refuses an allocation larger
+/// than memory (`vm.overcommit_memory` 0 or 2): with 1 it would succeed and
+/// the test would write terabytes.
+#[cfg(target_os = "linux")]
+#[test]
+fn allocation_failure_is_not_a_parameter_error() {
+    let mode = std::fs::read_to_string("/proc/sys/vm/overcommit_memory").unwrap_or_default();
+    if mode.trim() == "1" || mode.is_empty() {
+        return;
+    }
+    let dir = Dir::new();
+    write_lines(&dir.path("k.txt"), (0..10).map(member));
+    let out = lesshash(&[
+        "build",
+        "-i",
+        &dir.s("k.txt"),
+        "-o",
+        &dir.s("o.lhbf"),
+        "--fpr",
+        "0.1",
+        "--items",
+        "7000000000000",
+    ]);
+    assert_error(&out, &["memory", "bits"]);
+    assert!(!stderr(&out).contains("invalid"), "{}", stderr(&out));
+    assert_eq!(names_in(&dir), ["k.txt"]);
+}

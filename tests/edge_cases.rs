@@ -535,3 +535,83 @@ fn fuzz_ops_serde_cbor_above_four_kib() {
         assert_eq!(back, f, "{bits} bits (JSON)");
     }
 }
+
+// ------------------------------------------- issue 17: total rate functions --
+
+/// Issue 17 (hostile-user review): the public rate functions were not total.
+/// `split_block_fpr` and `Layout::SplitBlock.fpr` gave NaN for k >= 257 even
+/// at n = 0 (a one-bit segment, `0 * ln 0`), and `powi(k as i32)` made the
+/// classic, Bloom, exact and partitioned rates inf at k = 2^31 and 16384.5 at
+/// k = `u32::MAX` (m = 2^46, n = 1). Every input must give a rate in [0, 1].
+#[test]
+fn rate_functions_are_total_at_huge_k() {
+    use lesshash::params::{blocked_fpr, split_block_fpr};
+    type Rate = fn(u64, u64, u32) -> f64;
+    let rates: [(&str, Rate); 6] = [
+        ("classic", classic_fpr),
+        ("bloom", bloom_fpr),
+        ("exact", classic_fpr_exact),
+        ("partitioned", partitioned_fpr),
+        ("blocked", blocked_fpr),
+        ("split_block", split_block_fpr),
+    ];
+    let ks = [
+        257u32,
+        512,
+        513,
+        1 << 16,
+        1 << 31,
+        i32::MAX as u32,
+        u32::MAX,
+    ];
+    let shapes = [
+        (MAX_BITS, 0),
+        (MAX_BITS, 1),
+        (512, 0),
+        (512, 1),
+        (1 << 20, 1000),
+        (64, u64::MAX),
+    ];
+    for (name, rate) in rates {
+        for k in ks {
+            for (m, n) in shapes {
+                let p = rate(m, n, k);
+                assert!((0.0..=1.0).contains(&p), "{name}({m}, {n}, {k}) = {p}");
+                if n == 0 {
+                    assert_eq!(p, 0.0, "{name}({m}, 0, {k}): an empty filter");
+                }
+            }
+        }
+    }
+    for (layout, scheme) in configs() {
+        for k in ks {
+            for (m, n) in shapes {
+                let p = layout.fpr(scheme, m, n, k);
+                assert!(
+                    (0.0..=1.0).contains(&p),
+                    "{layout:?}/{scheme:?}.fpr({m}, {n}, {k}) = {p}"
+                );
+            }
+        }
+    }
+}
+
+/// Issue 17: `fuzz/seeds/from_bytes/counter-max.bin` (written by
+/// `examples/fuzz_seeds.rs`) is a valid filter whose insert counter is
+/// `u64::MAX`, the state in which every insert path overflowed. It must
+/// load with the counter intact, and a union with it saturates.
+#[test]
+fn counter_at_max_seed_loads() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fuzz/seeds/from_bytes/counter-max.bin"
+    );
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(bytes[40..48], u64::MAX.to_le_bytes(), "insert_calls offset");
+    let f = BloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(f.insert_calls(), u64::MAX);
+    assert_eq!(f.to_bytes(), bytes);
+    let mut g = f.clone();
+    g.union(&f).unwrap();
+    assert_eq!(g.insert_calls(), u64::MAX);
+}

@@ -27,7 +27,7 @@
 
 use std::sync::OnceLock;
 
-use crate::params::{MAX_HASHES, classic_fpr_exact};
+use crate::params::{MAX_HASHES, classic_fpr_exact, pow_k};
 
 /// Bits per block of the blocked layouts.
 const BLOCK: u64 = 512;
@@ -52,13 +52,20 @@ const MAX_TERMS: u64 = 1 << 20;
 /// within `1e-20` of the exact sum. The window has `O(sqrt(n / blocks))`
 /// terms; if `inner` is already above `1 - 1e-15` at its low end the answer
 /// is 1 (one evaluation), and if the window would exceed 2^20 terms the
-/// upper bound `inner(window end)` is returned. With the blocked layouts'
+/// upper bound `inner(window end)` is returned. Values of `inner` outside
+/// `[0, 1]` are clamped and NaN counts as 1, so the result is always in
+/// `[0, 1]`. With the blocked layouts'
 /// inner rates, which saturate by about 20,000 keys per block, neither
 /// shortcut changes a rate below `1 - 1e-15`, and the sum never has more
 /// than a few thousand terms, for n up to 2^64.
 pub fn block_mixture(n: u64, blocks: u64, inner: impl Fn(u64) -> f64) -> f64 {
+    // `clamp` keeps NaN; a rate that cannot be computed must not read as 0.
+    let inner = |i| {
+        let r = inner(i);
+        if r.is_nan() { 1.0 } else { r.clamp(0.0, 1.0) }
+    };
     if blocks <= 1 || n == 0 {
-        return inner(n).clamp(0.0, 1.0);
+        return inner(n);
     }
     let nf = n as f64;
     let q = 1.0 / blocks as f64;
@@ -71,7 +78,7 @@ pub fn block_mixture(n: u64, blocks: u64, inner: impl Fn(u64) -> f64) -> f64 {
         return 1.0;
     }
     if hi - lo > MAX_TERMS {
-        return inner(hi).clamp(0.0, 1.0);
+        return inner(hi);
     }
     let odds = q / (1.0 - q);
     let (mut sum_w, mut sum_wf) = (1.0, inner(mode));
@@ -164,14 +171,20 @@ fn blocked_table(k: u32) -> Box<[f64]> {
 
 /// The exact false-positive rate of one split block holding `keys` keys:
 /// k segments of `S = floor(512 / k)` bits, one bit per key in each:
-/// `(1 - (1 - 1/S)^keys)^k`. k = 0 gives 1.
+/// `(1 - (1 - 1/S)^keys)^k`. k = 0 gives 1; `keys = 0` (k >= 1) gives 0.
+/// Beyond k = 256, where `S` would be below 2 bits, `S = 1`: every key
+/// sets every segment, so one key makes the rate 1.
 pub fn split_block_load_fpr(keys: u64, k: u32) -> f64 {
     if k == 0 {
         return 1.0;
     }
+    if keys == 0 {
+        // Not by the formula: with S = 1 it is 0 * ln(0) = NaN (issue 17).
+        return 0.0;
+    }
     let segment = (BLOCK / u64::from(k)).max(1) as f64;
     let fill = -(keys as f64 * (-1.0 / segment).ln_1p()).exp_m1();
-    fill.powi(k as i32)
+    pow_k(fill, k)
 }
 
 /// The false-positive rate of a blocked filter of m bits (`m / 512` blocks
@@ -288,6 +301,25 @@ mod tests {
             assert!(p >= last);
             last = p;
         }
+    }
+
+    #[test]
+    fn split_block_beyond_256_hashes_is_a_rate() {
+        // Issue 17 (hostile-user review): k >= 257 makes a segment one bit,
+        // and `0 * ln(0)` made the rate NaN even for an empty filter.
+        for k in [257u32, 512, 513, 1 << 20, 1 << 31, u32::MAX] {
+            assert_eq!(split_block_load_fpr(0, k), 0.0, "k = {k}");
+            assert_eq!(split_block_load_fpr(1, k), 1.0, "k = {k}");
+            assert_eq!(split_block_fpr(1 << 20, 0, k), 0.0, "k = {k}");
+            for (m, n) in [(512u64, 1u64), (1 << 20, 1000), (1 << 46, u64::MAX)] {
+                let p = split_block_fpr(m, n, k);
+                assert!((0.0..=1.0).contains(&p), "({m}, {n}, {k}) = {p}");
+                let p = blocked_fpr(m, n, k);
+                assert!((0.0..=1.0).contains(&p), "({m}, {n}, {k}) = {p}");
+            }
+        }
+        assert_eq!(block_mixture(10, 4, |_| f64::NAN), 1.0);
+        assert_eq!(block_mixture(0, 4, |_| -3.0), 0.0);
     }
 
     #[test]

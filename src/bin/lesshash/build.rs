@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use lesshash::{BloomFilter, Layout, Scheme};
 
 use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, strip_eol};
+use crate::output::{Output, input_id};
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -16,7 +17,8 @@ pub(crate) struct Args {
     input: InputArgs,
 
     /// The filter file to write (atomically: a temporary file in the same
-    /// directory, synced, then renamed).
+    /// directory, synced, then renamed; a symlink's target is replaced).
+    /// `-`, a pipe or a character device is written straight through.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
 
@@ -48,9 +50,23 @@ pub(crate) struct Args {
     threads: usize,
 }
 
+impl Args {
+    /// Whether the filter goes to stdout (`-o -`).
+    pub(crate) fn writes_stdout(&self) -> bool {
+        self.output.as_os_str() == "-"
+    }
+}
+
 pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
     let name = args.input.name();
+    // Before any work: refuses `-i x -o x` (the keys would be replaced by
+    // the filter) and an unwritable output.
+    let output = Output::create(
+        &args.output,
+        &[(input_id(args.input.path()), name.clone())],
+        false,
+    )?;
     // Pass one when --items is absent: count lines (a file is read twice,
     // stdin is buffered in memory).
     let (items, reader): (u64, Box<dyn Read>) = match args.items {
@@ -79,7 +95,7 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     if let Some(seed) = args.seed {
         builder = builder.seed(seed);
     }
-    let filter = builder.build().context("invalid filter parameters")?;
+    let filter = builder.build().map_err(|e| build_error(e, args.fpr))?;
 
     let threads = if args.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -101,13 +117,12 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         .with_context(|| format!("cannot read input {name}"))?;
     bar.finish_and_clear();
 
-    filter
-        .write_file(&args.output)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let out_name = output.name().to_string();
+    output.write_filter(&filter)?;
 
     let mut tail = format!(
         " -> {} ({} bytes, {}, {}, k = {}, expected FPR now {:.4}%)",
-        args.output.display(),
+        out_name,
         filter.serialized_len(),
         filter.layout().name(),
         filter.scheme().name(),
@@ -128,6 +143,23 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The builder's error with what it means for the user: an allocation
+/// failure is not a bad parameter, and a rate in the message is shown as
+/// [`crate::fmt_rate`] shows it (not as 300 digits for `--fpr 1e-300`).
+fn build_error(e: lesshash::Error, fpr: f64) -> anyhow::Error {
+    match e {
+        lesshash::Error::Allocation { .. } => {
+            anyhow::Error::new(e).context("not enough memory for the filter")
+        }
+        lesshash::Error::InvalidParameter { name, reason } => {
+            let reason = reason.replace(&fpr.to_string(), &crate::fmt_rate(fpr));
+            anyhow::Error::new(lesshash::Error::InvalidParameter { name, reason })
+                .context("invalid filter parameters")
+        }
+        e => anyhow::Error::new(e).context("invalid filter parameters"),
+    }
 }
 
 /// Cuts a chunk's keys into `keys`; returns the lines without a key.

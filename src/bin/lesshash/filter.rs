@@ -9,6 +9,10 @@ use anyhow::{Context, Result};
 use lesshash::BloomFilter;
 
 use crate::input::{CHUNK, Chunks, InputArgs, for_each_line, strip_eol};
+use crate::output::{FileId, check_not_stdout, input_id};
+
+/// The context of a failed write of the selected lines.
+const STDOUT: &str = "cannot write to stdout";
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -26,6 +30,13 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
+    // `filter F -i x >> x` would read its own output forever; `>> F` would
+    // append lines to the filter file.
+    check_not_stdout(input_id(args.input.path()), &args.input.name())?;
+    check_not_stdout(
+        FileId::of_path(&args.filter),
+        &args.filter.display().to_string(),
+    )?;
     let filter = BloomFilter::read_file(&args.filter)
         .with_context(|| format!("cannot load filter {}", args.filter.display()))?;
     let name = args.input.name();
@@ -55,7 +66,8 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
             answers.resize(keys.len(), false);
             filter.contains_batch(&keys, &mut answers)?;
             for (key, &present) in keys.iter().zip(&answers) {
-                sel.line(key.as_ptr() as usize - base, present, chunk, &mut out)?;
+                sel.line(key.as_ptr() as usize - base, present, chunk, &mut out)
+                    .context(STDOUT)?;
             }
             lines += keys.len() as u64;
         } else {
@@ -77,15 +89,15 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
             let mut answer = answers.iter();
             for (&start, &keyed) in starts.iter().zip(&has_key) {
                 let present = keyed && *answer.next().expect("one answer per key");
-                sel.line(start, present, chunk, &mut out)?;
+                sel.line(start, present, chunk, &mut out).context(STDOUT)?;
             }
             lines += starts.len() as u64;
         }
-        printed += sel.finish(chunk, &mut out)?;
+        printed += sel.finish(chunk, &mut out).context(STDOUT)?;
         key_buf = recycle(keys);
         bar.inc(chunk.len() as u64);
     }
-    out.flush()?;
+    out.flush().context(STDOUT)?;
     bar.finish_and_clear();
     crate::summary(
         quiet,

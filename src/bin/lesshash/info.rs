@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use lesshash::BloomFilter;
 
+use crate::output::{FileId, check_not_stdout};
+
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// The filter file.
@@ -15,6 +17,11 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
+    // `>> FILTER` would append text to the filter file.
+    check_not_stdout(
+        FileId::of_path(&args.filter),
+        &args.filter.display().to_string(),
+    )?;
     let f = BloomFilter::read_file(&args.filter)
         .with_context(|| format!("cannot load filter {}", args.filter.display()))?;
     let n = f.insert_calls();
@@ -48,7 +55,8 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     ];
     let mut out = std::io::stdout().lock();
     for (k, v) in rows {
-        writeln!(out, "{k:<16} {v}")?;
+        writeln!(out, "{k:<16} {v}").context("cannot write to stdout")?;
     }
+    out.flush().context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
 }

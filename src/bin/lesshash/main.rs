@@ -13,8 +13,10 @@
 //!
 //! Exit status: 0 on success (for `query`: every key possibly present), 1
 //! when `query` finds a key absent, 2 on any error (one line on stderr
-//! naming the file or option at fault). A closed stdout (`| head`) ends the
-//! program quietly, as Unix tools do.
+//! naming the file or option at fault), 130 or 143 when SIGINT or SIGTERM
+//! interrupts a write to a file (whose temporary file is then removed). A
+//! reader that goes away (`| head`) ends the program quietly, as Unix tools
+//! do; a stdout that is closed (`>&-`) or fails (a full disk) is an error.
 
 #![forbid(unsafe_code)]
 
@@ -25,6 +27,7 @@ mod filter;
 mod info;
 mod input;
 mod merge;
+mod output;
 mod query;
 
 use std::io::IsTerminal;
@@ -72,9 +75,29 @@ enum Command {
     Experiment(experiment::Args),
 }
 
+impl Command {
+    /// Whether the command's results go to stdout (not only its messages).
+    fn writes_stdout(&self) -> bool {
+        match self {
+            Command::Build(a) => a.writes_stdout(),
+            Command::Merge(a) => a.writes_stdout(),
+            _ => true,
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return argument_error(e),
+    };
     let quiet = cli.quiet;
+    if cli.command.writes_stdout() && stdout_is_closed() {
+        // Rust reopens a closed stdout on /dev/null before `main`, so every
+        // write would succeed and the output vanish with exit status 0.
+        eprintln!("lesshash: error: stdout is closed: the output would be lost");
+        return ExitCode::from(2);
+    }
     let result = match cli.command {
         Command::Build(a) => build::run(a, quiet),
         Command::Filter(a) => filter::run(a, quiet),
@@ -88,11 +111,85 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // `{:#}`: the context chain on one line, outermost first.
-            eprintln!("lesshash: error: {e:#}");
+            eprintln!("lesshash: error: {}", one_line(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error's context chain on one line, outermost first (as `{:#}`), less
+/// the causes a message already ends with: `lesshash::Error::Io` prints its
+/// source and also returns it as `source()`, so `{:#}` said "No space left
+/// on device (os error 28)" twice.
+fn one_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let msg = cause.to_string();
+        if line.ends_with(&msg) {
+            continue;
+        }
+        if !line.is_empty() {
+            line.push_str(": ");
+        }
+        line.push_str(&msg);
+    }
+    line.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// An argument error from clap, on one line as the README promises (clap's
+/// own has a blank line, tips and a usage line), exit status 2. Help and
+/// `--version` are printed as clap prints them.
+fn argument_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    // The plain text (no colours), up to the usage line; its remaining
+    // lines (a list of missing arguments, a tip) joined with "; ".
+    let text = e.render().to_string();
+    let body = text.split("\nUsage:").next().unwrap_or(&text);
+    let body = body.split("\nFor more information").next().unwrap_or(body);
+    let parts: Vec<String> = body
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let mut line = String::new();
+    for (i, part) in parts.iter().enumerate() {
+        let part = part.strip_prefix("error: ").unwrap_or(part);
+        if i > 0 {
+            // A list under "...were not provided:" continues the sentence.
+            line.push_str(if line.ends_with(':') { " " } else { "; " });
+        }
+        line.push_str(part);
+    }
+    eprintln!("lesshash: error: {line} (see --help)");
+    ExitCode::from(2)
+}
+
+/// Whether stdout was closed when the program started. std reopens a closed
+/// stdout on `/dev/null`, read-write, before `main`; a shell's `> /dev/null`
+/// opens it write-only. Linux only (`/proc`); elsewhere `false`.
+fn stdout_is_closed() -> bool {
+    let Ok(target) = std::fs::read_link("/proc/self/fd/1") else {
+        return false;
+    };
+    if target != std::path::Path::new("/dev/null") {
+        return false;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/self/fdinfo/1") else {
+        return false;
+    };
+    // `flags:` is octal; the access mode is its low two bits (O_RDWR = 2).
+    info.lines()
+        .find_map(|l| l.strip_prefix("flags:"))
+        .and_then(|f| u32::from_str_radix(f.trim(), 8).ok())
+        .is_some_and(|flags| flags & 3 == 2)
 }
 
 /// Whether the error is a write to a closed pipe (the reader went away).
@@ -138,7 +235,20 @@ pub(crate) fn parse_fpr(s: &str) -> Result<f64, String> {
     if p > 0.0 && p < 1.0 {
         Ok(p)
     } else {
-        Err(format!("must be strictly between 0 and 1, got {p}"))
+        Err(format!(
+            "must be strictly between 0 and 1, got {}",
+            fmt_rate(p)
+        ))
+    }
+}
+
+/// A rate for messages: Rust's `{}` never uses an exponent, so 1e-300 would
+/// be 300 digits; below 1e-4 (or above 1e6) scientific notation.
+pub(crate) fn fmt_rate(p: f64) -> String {
+    if p == 0.0 || (1e-4..1e6).contains(&p.abs()) || !p.is_finite() {
+        format!("{p}")
+    } else {
+        format!("{p:e}")
     }
 }
 

@@ -7,6 +7,8 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use lesshash::BloomFilter;
 
+use crate::output::{FileId, Output};
+
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// The filters to merge: built with the same layout, scheme, seed,
@@ -14,13 +16,30 @@ pub(crate) struct Args {
     #[arg(value_name = "FILTER", required = true, num_args = 2..)]
     inputs: Vec<PathBuf>,
 
-    /// The merged filter file (written atomically).
+    /// The merged filter file (written atomically; it may be one of the
+    /// inputs, which are loaded first). `-`, a pipe or a character device is
+    /// written straight through.
     #[arg(short, long, value_name = "OUT")]
     output: PathBuf,
 }
 
+impl Args {
+    /// Whether the filter goes to stdout (`-o -`).
+    pub(crate) fn writes_stdout(&self) -> bool {
+        self.output.as_os_str() == "-"
+    }
+}
+
 pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
+    // `-o a` with input `a` is a union in place: every input is loaded
+    // before the rename. Only stdout (`-o - >> a`) is refused.
+    let inputs: Vec<_> = args
+        .inputs
+        .iter()
+        .map(|p| (FileId::of_path(p), p.display().to_string()))
+        .collect();
+    let output = Output::create(&args.output, &inputs, true)?;
     let load = |p: &PathBuf| {
         BloomFilter::read_file(p).with_context(|| format!("cannot load filter {}", p.display()))
     };
@@ -36,15 +55,14 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
             )
         })?;
     }
-    merged
-        .write_file(&args.output)
-        .with_context(|| format!("cannot write {}", args.output.display()))?;
+    let out_name = output.name().to_string();
+    output.write_filter(&merged)?;
     if !quiet {
         eprintln!(
             "lesshash: merged {} filters in {:.2} s -> {} (estimated {:.0} keys, expected FPR now {:.4}%)",
             args.inputs.len(),
             start.elapsed().as_secs_f64(),
-            args.output.display(),
+            out_name,
             merged.estimated_len(),
             100.0 * merged.expected_fpr()
         );

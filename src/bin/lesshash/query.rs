@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use lesshash::BloomFilter;
 
+use crate::output::{FileId, check_not_stdout};
+
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// The filter file.
@@ -19,6 +21,11 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
+    // `>> FILTER` would append text to the filter file.
+    check_not_stdout(
+        FileId::of_path(&args.filter),
+        &args.filter.display().to_string(),
+    )?;
     let filter = BloomFilter::read_file(&args.filter)
         .with_context(|| format!("cannot load filter {}", args.filter.display()))?;
     let mut out = std::io::stdout().lock();
@@ -27,10 +34,11 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         let bytes = key.as_encoded_bytes();
         let present = filter.contains(bytes);
         all &= present;
-        out.write_all(bytes)?;
-        out.write_all(if present { b"\tyes\n" } else { b"\tno\n" })?;
+        out.write_all(bytes).context("cannot write to stdout")?;
+        out.write_all(if present { b"\tyes\n" } else { b"\tno\n" })
+            .context("cannot write to stdout")?;
     }
-    out.flush()?;
+    out.flush().context("cannot write to stdout")?;
     Ok(if all {
         ExitCode::SUCCESS
     } else {

@@ -1,0 +1,362 @@
+//! Where `-o` writes, and guards against an output that is also an input.
+//!
+//! A regular file (or a path that does not exist yet) is written atomically:
+//! a temporary file beside it, synced, then renamed over it. A symlink is
+//! followed first, so its target is replaced and the link stays a link.
+//! Pipes, character devices and `-o -` (stdout) are written straight
+//! through: renaming over them would replace `/dev/null` with a regular file
+//! as root, and send nothing to the reader of a FIFO.
+//!
+//! SIGINT and SIGTERM remove the temporary file before the process exits
+//! (130, 143): a filter can be gigabytes, and an interrupted write must not
+//! leave them on the disk.
+
+use std::fs::{self, File};
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, Once};
+
+use anyhow::{Context, Result, bail};
+use lesshash::BloomFilter;
+
+/// Temporary files to remove if a signal ends the process. The signal
+/// thread holds the lock until it exits, so no file is created after it
+/// cleaned up, and a rename happens either wholly before or not at all.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn temporaries() -> MutexGuard<'static, Vec<PathBuf>> {
+    // A panic while holding the lock leaves a list that is still valid.
+    TEMPORARIES.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Starts (once) the thread that turns SIGINT/SIGTERM into cleanup and exit
+/// status `128 + signal`, as a shell reports a process killed by it.
+fn handle_signals() -> Result<()> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    static START: Once = Once::new();
+    let mut result = Ok(());
+    START.call_once(|| {
+        result = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])
+            .context("cannot install the SIGINT/SIGTERM handler")
+            .map(|mut signals| {
+                std::thread::spawn(move || {
+                    if let Some(signal) = signals.forever().next() {
+                        let pending = temporaries();
+                        for tmp in pending.iter() {
+                            let _ = fs::remove_file(tmp);
+                        }
+                        std::process::exit(128 + signal);
+                    }
+                });
+            });
+    });
+    result
+}
+
+/// A regular file's identity (device, inode): what `cat` compares to refuse
+/// "input file is output file". Only regular files: a terminal or
+/// `/dev/null` is routinely both stdin and stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    #[cfg(unix)]
+    fn of(meta: &fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        meta.is_file().then(|| FileId {
+            dev: meta.dev(),
+            ino: meta.ino(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn of(_: &fs::Metadata) -> Option<Self> {
+        None
+    }
+
+    /// The file at `path` (symlinks followed), if it is a regular file.
+    pub fn of_path(path: &Path) -> Option<Self> {
+        fs::metadata(path).ok().as_ref().and_then(Self::of)
+    }
+
+    /// What stdout is open on, if a regular file (`> x`, `>> x`).
+    pub fn of_stdout() -> Option<Self> {
+        Self::of_fd(&std::io::stdout())
+    }
+
+    /// What stdin is open on, if a regular file (`< x`).
+    pub fn of_stdin() -> Option<Self> {
+        Self::of_fd(&std::io::stdin())
+    }
+
+    #[cfg(unix)]
+    fn of_fd(fd: &impl std::os::fd::AsFd) -> Option<Self> {
+        // fstat through a duplicate: std has no metadata() for stdio.
+        let file = File::from(fd.as_fd().try_clone_to_owned().ok()?);
+        Self::of(&file.metadata().ok()?)
+    }
+
+    #[cfg(not(unix))]
+    fn of_fd<T>(_: &T) -> Option<Self> {
+        None
+    }
+}
+
+/// An input of a command, for the same-file checks: a path, or stdin.
+pub(crate) fn input_id(path: Option<&Path>) -> Option<FileId> {
+    match path {
+        Some(p) => FileId::of_path(p),
+        None => FileId::of_stdin(),
+    }
+}
+
+/// Refuses to run when stdout is the regular file an input is read from:
+/// `lesshash filter F -i x >> x` would read its own output back forever,
+/// as `cat x >> x` would (which cat refuses the same way).
+pub(crate) fn check_not_stdout(input: Option<FileId>, name: &str) -> Result<()> {
+    if input.is_some() && input == FileId::of_stdout() {
+        if name == "stdin" {
+            bail!("stdin and stdout are the same file: refusing to read back what is written");
+        }
+        bail!("input file {name} is also stdout: refusing to read back what is written");
+    }
+    Ok(())
+}
+
+/// A filter output opened for writing (`-o`).
+pub(crate) struct Output {
+    /// The path as given, for messages.
+    name: String,
+    kind: Kind,
+}
+
+enum Kind {
+    Stdout,
+    /// A pipe or a character device: written in place.
+    Direct(File),
+    /// A regular file: `tmp` is renamed over `target` once complete.
+    Atomic {
+        file: File,
+        tmp: PathBuf,
+        target: PathBuf,
+        dir: PathBuf,
+    },
+}
+
+impl Output {
+    /// Opens `-o path` (`-`: stdout) before the work starts, so that an
+    /// unwritable directory fails at once, not after reading the input.
+    /// `inputs`: the inputs' identities, checked against the output; for
+    /// `merge`, whose inputs are loaded whole before the atomic rename,
+    /// `allow_input` lets `-o` name one of them.
+    pub fn create(
+        path: &Path,
+        inputs: &[(Option<FileId>, String)],
+        allow_input: bool,
+    ) -> Result<Self> {
+        let name = path.display().to_string();
+        if path.as_os_str() == "-" {
+            for (id, input) in inputs {
+                check_not_stdout(*id, input)?;
+            }
+            return Ok(Output {
+                name: "stdout".into(),
+                kind: Kind::Stdout,
+            });
+        }
+        let meta = match fs::metadata(path) {
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("cannot write {name}")),
+        };
+        if !allow_input {
+            let out = meta.as_ref().and_then(FileId::of);
+            for (id, input) in inputs {
+                if id.is_some() && *id == out {
+                    bail!(
+                        "input file {input} is the output file {name}: refusing to overwrite \
+                         the input"
+                    );
+                }
+            }
+        }
+        let kind = match meta {
+            Some(m) if m.is_dir() => bail!("cannot write {name}: it is a directory"),
+            Some(m) if is_stream(&m) => Kind::Direct(
+                fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .with_context(|| format!("cannot open {name} for writing"))?,
+            ),
+            Some(m) if !m.is_file() => bail!(
+                "cannot write {name}: not a regular file, pipe or character device \
+                 (refusing to replace it)"
+            ),
+            _ => atomic(path, meta.as_ref(), &name)?,
+        };
+        Ok(Output { name, kind })
+    }
+
+    /// The name for messages (`stdout` for `-`).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Writes the filter and, for a regular file, syncs it and renames it
+    /// into place.
+    pub fn write_filter(mut self, filter: &BloomFilter) -> Result<()> {
+        let name = self.name.clone();
+        let what = match self.kind {
+            Kind::Stdout => "cannot write the filter to stdout".to_string(),
+            _ => format!("cannot write {name}"),
+        };
+        let context = || what.clone();
+        match &mut self.kind {
+            Kind::Stdout => {
+                let mut w = BufWriter::new(std::io::stdout().lock());
+                filter.write_to(&mut w).with_context(context)?;
+                w.flush().with_context(context)?;
+            }
+            Kind::Direct(file) => {
+                let mut w = BufWriter::new(file);
+                filter.write_to(&mut w).with_context(context)?;
+                w.flush().with_context(context)?;
+            }
+            Kind::Atomic {
+                file,
+                tmp,
+                target,
+                dir,
+            } => {
+                let mut w = BufWriter::new(&mut *file);
+                filter.write_to(&mut w).with_context(context)?;
+                w.flush().with_context(context)?;
+                drop(w);
+                file.sync_all()
+                    .with_context(|| format!("cannot write {name}: syncing the temporary file"))?;
+                {
+                    // Under the lock: a signal now waits for the rename.
+                    let mut pending = temporaries();
+                    fs::rename(&*tmp, &*target).with_context(|| {
+                        format!("cannot write {name}: renaming the temporary file")
+                    })?;
+                    pending.retain(|p| p != tmp);
+                }
+                // The rename is durable once the directory entry is.
+                #[cfg(unix)]
+                File::open(&*dir)
+                    .and_then(|d| d.sync_all())
+                    .with_context(|| format!("cannot write {name}: syncing the directory"))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Output {
+    /// An output dropped before [`Output::write_filter`] completed (an error
+    /// while reading the input, or while writing) leaves no temporary file.
+    fn drop(&mut self) {
+        if let Kind::Atomic { tmp, .. } = &self.kind {
+            let mut pending = temporaries();
+            if let Some(i) = pending.iter().position(|p| p == tmp) {
+                let _ = fs::remove_file(tmp);
+                pending.swap_remove(i);
+            }
+        }
+    }
+}
+
+/// Whether writes to this file go to a reader or a device rather than to
+/// stored bytes: a FIFO or a character device.
+#[cfg(unix)]
+fn is_stream(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    t.is_fifo() || t.is_char_device()
+}
+
+#[cfg(not(unix))]
+fn is_stream(_: &fs::Metadata) -> bool {
+    false
+}
+
+/// The temporary file beside the final target of `path` (symlinks
+/// resolved, so the rename replaces the link's target, not the link).
+fn atomic(path: &Path, existing: Option<&fs::Metadata>, name: &str) -> Result<Kind> {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+    let target = resolve_links(path).with_context(|| format!("cannot write {name}"))?;
+    let Some(file_name) = target.file_name() else {
+        bail!("cannot write {name}: it has no file name");
+    };
+    let dir = match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    handle_signals()?;
+    let mut pending = temporaries();
+    let (tmp, file) = loop {
+        let mut tmp_name = std::ffi::OsString::from(".");
+        tmp_name.push(file_name);
+        tmp_name.push(format!(
+            ".{}.{}.tmp",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let tmp = dir.join(tmp_name);
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(file) => break (tmp, file),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!(
+                        "cannot write {name}: creating a temporary file in {}",
+                        dir.display()
+                    )
+                });
+            }
+        }
+    };
+    pending.push(tmp.clone());
+    drop(pending);
+    // A replaced file keeps its permissions (as `sed -i` does); a failure
+    // here leaves the default ones, which is no reason to stop.
+    if let Some(meta) = existing {
+        let _ = fs::set_permissions(&tmp, meta.permissions());
+    }
+    Ok(Kind::Atomic {
+        file,
+        tmp,
+        target,
+        dir,
+    })
+}
+
+/// `path` with every symlink in its last component followed (a dangling
+/// link gives the path it points to, which the write then creates).
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut path = path.to_path_buf();
+    // Linux's own limit on a chain of links (ELOOP).
+    for _ in 0..40 {
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = fs::read_link(&path)?;
+                path = match path.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(path),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
