@@ -411,7 +411,10 @@ fn check_probability(name: &'static str, p: f64) -> Result<f64, Error> {
     } else {
         Err(Error::invalid(
             name,
-            format!("must be strictly between 0 and 1, got {p}"),
+            format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::params::format_rate(p)
+            ),
         ))
     }
 }

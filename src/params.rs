@@ -353,12 +353,26 @@ pub(crate) fn smallest_bits(p: f64, step: u64, fpr: impl Fn(u64) -> f64) -> Opti
     Some(hi * step)
 }
 
+/// A rate as messages show it: plain decimals from 1e-4 up (`0.01`),
+/// scientific notation below (`1e-300`, not 300 digits: Rust's `{}` never
+/// uses an exponent).
+pub fn format_rate(p: f64) -> String {
+    if p == 0.0 || (1e-4..1e6).contains(&p.abs()) || !p.is_finite() {
+        format!("{p}")
+    } else {
+        format!("{p:e}")
+    }
+}
+
 /// Validates a target false-positive rate.
 pub(crate) fn check_fpr(p: f64) -> Result<f64, crate::Error> {
     if p.is_nan() || p <= 0.0 || p >= 1.0 {
         return Err(crate::Error::invalid(
             "fpr",
-            format!("must be a number strictly between 0 and 1, got {p}"),
+            format!(
+                "must be a number strictly between 0 and 1, got {}",
+                format_rate(p)
+            ),
         ));
     }
     Ok(p)

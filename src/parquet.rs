@@ -836,7 +836,10 @@ fn check_rate(p: f64, name: &'static str) -> Result<(), Error> {
     } else {
         Err(Error::invalid(
             name,
-            format!("must be strictly between 0 and 1, got {p}"),
+            format!(
+                "must be strictly between 0 and 1, got {}",
+                crate::params::format_rate(p)
+            ),
         ))
     }
 }
@@ -846,7 +849,10 @@ fn blocks_for(n: u64, p: f64) -> Result<u64, Error> {
     if split_block_fpr(MAX_BLOCKS, n) > p {
         return Err(Error::invalid(
             "fpr",
-            format!("a rate of {p} for {n} values needs more than {MAX_BLOCKS} blocks"),
+            format!(
+                "a rate of {} for {n} values needs more than {MAX_BLOCKS} blocks",
+                crate::params::format_rate(p)
+            ),
         ));
     }
     // The rate falls as blocks are added: binary search the first z that

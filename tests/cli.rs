@@ -325,6 +325,22 @@ fn info_reports_the_parameters() {
     }
 }
 
+/// Without `--layout`/`--scheme` the CLI builds what the library builds
+/// by default: blocked with double hashing; a chosen layout gets its own
+/// default scheme.
+#[test]
+fn defaults_are_the_librarys() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1000, &[]);
+    let info = stdout(&lesshash(&["info", &f]));
+    for needle in ["layout           blocked", "scheme           double"] {
+        assert!(info.contains(needle), "{needle:?} missing in:\n{info}");
+    }
+    let f = build_members(&dir, 1000, &["--layout", "classic"]);
+    let info = stdout(&lesshash(&["info", &f]));
+    assert!(info.contains("scheme           enhanced-cube"), "{info}");
+}
+
 #[test]
 fn bad_arguments_name_the_option() {
     let dir = Dir::new();

@@ -363,7 +363,8 @@ pub(crate) fn size_for(
         Error::invalid(
             "fpr",
             format!(
-                "a rate of {p} needs more than the maximum of {} bits for this many items",
+                "a rate of {} needs more than the maximum of {} bits for this many items",
+                crate::params::format_rate(p),
                 crate::params::MAX_BITS
             ),
         )

@@ -275,8 +275,9 @@ fn best_over_k_in(
         Error::invalid(
             "fpr",
             format!(
-                "a rate of {p} needs more than the maximum of {} bits for this many items \
+                "a rate of {} needs more than the maximum of {} bits for this many items \
                  with at most {MAX_HASHES} hashes",
+                crate::params::format_rate(p),
                 crate::params::MAX_BITS
             ),
         )

@@ -242,14 +242,10 @@ pub(crate) fn parse_fpr(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A rate for messages: Rust's `{}` never uses an exponent, so 1e-300 would
-/// be 300 digits; below 1e-4 (or above 1e6) scientific notation.
+/// A rate for messages ([`lesshash::params::format_rate`]: scientific
+/// notation below 1e-4, not 300 digits).
 pub(crate) fn fmt_rate(p: f64) -> String {
-    if p == 0.0 || (1e-4..1e6).contains(&p.abs()) || !p.is_finite() {
-        format!("{p}")
-    } else {
-        format!("{p:e}")
-    }
+    lesshash::params::format_rate(p)
 }
 
 /// `--seed`: decimal or `0x` hexadecimal.
