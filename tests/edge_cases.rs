@@ -614,4 +614,9 @@ fn counter_at_max_seed_loads() {
     let mut g = f.clone();
     g.union(&f).unwrap();
     assert_eq!(g.insert_calls(), u64::MAX);
+    // Inserting after loading it saturates (every path: tests/format.rs).
+    g.insert("one more");
+    g.insert_batch(&["and", "more"]);
+    assert_eq!(g.insert_calls(), u64::MAX);
+    assert!(g.contains("one more"));
 }

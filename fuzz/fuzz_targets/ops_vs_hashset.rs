@@ -50,6 +50,10 @@ enum Op {
     UnionIncompatible(Params),
     /// `to_bytes` then every loader.
     Reload,
+    /// Reloads with the insert counter at `u64::MAX - below_max` (a file
+    /// may carry any value), then inserts on every path: the counter must
+    /// saturate, never panic or wrap.
+    SaturatedCounter(u8),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -310,6 +314,38 @@ fn run(input: Input) {
                     // Same geometry: the union must hold our members.
                     check_members(&filter, &model);
                 }
+            }
+            Op::SaturatedCounter(below_max) => {
+                let mut bytes = filter.to_bytes();
+                let counter = u64::MAX - u64::from(below_max);
+                let mut header = lesshash::format::Header::parse(&bytes).unwrap();
+                header.insert_calls = counter;
+                bytes[..64].copy_from_slice(&header.to_bytes()); // header checksum included
+                let end = bytes.len() - 8;
+                let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+                bytes[end..].copy_from_slice(&sum.to_le_bytes());
+                filter = BloomFilter::from_bytes(&bytes).unwrap();
+                assert_eq!(filter.insert_calls(), counter);
+                let key = vec![below_max; 3];
+                let many = vec![key.clone(); 300];
+                filter.insert(&key);
+                filter.insert_batch(&many);
+                pool().install(|| filter.par_insert_batch(&many));
+                if let Ok(mut by_hash) = filter.prehashed_mut() {
+                    let h = by_hash.hash(&key);
+                    by_hash.insert(h);
+                    by_hash.insert_batch(&[h; 300]);
+                    pool().install(|| by_hash.par_insert_batch(&[h; 300]));
+                }
+                let atomic = filter.into_atomic();
+                atomic.insert(&key);
+                if let Ok(by_hash) = atomic.prehashed() {
+                    by_hash.insert(by_hash.hash(&key));
+                }
+                filter = atomic.into_inner();
+                assert_eq!(filter.insert_calls(), u64::MAX, "the counter must saturate");
+                model.insert(key);
+                check_members(&filter, &model);
             }
             Op::Reload => {
                 let bytes = filter.to_bytes();
