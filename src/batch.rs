@@ -166,9 +166,7 @@ impl Stage {
         let n = self.len;
         match plan {
             Plan::Blocks(p) => {
-                for (&b, &h) in self.blocks[..n].iter().zip(&self.hashes) {
-                    words.or_line(b, p.mask((h >> 64) as u64));
-                }
+                p.set_chunk(words, &self.blocks[..n], &self.hashes[..n]);
             }
             Plan::Flat(spec) => {
                 for &x in &self.indices[..n * spec.k as usize] {

@@ -156,6 +156,13 @@ impl Line for &[u64; 8] {
 /// Write access: bits are only ever set (an OR), never cleared, so plain
 /// and atomic storage implement it alike.
 pub(crate) trait WordsMut {
+    /// The storage as plain words, when it is plain words (the vector
+    /// probes write those directly); `None` for atomic words.
+    #[inline(always)]
+    fn plain(&mut self) -> Option<&mut [u64]> {
+        None
+    }
+
     /// ORs `mask` into word `i`.
     fn or(&mut self, i: usize, mask: u64);
 
@@ -184,6 +191,11 @@ impl Words for [u64] {
 }
 
 impl WordsMut for [u64] {
+    #[inline(always)]
+    fn plain(&mut self) -> Option<&mut [u64]> {
+        Some(self)
+    }
+
     #[inline(always)]
     fn or(&mut self, i: usize, mask: u64) {
         self[i] |= mask;

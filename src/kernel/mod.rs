@@ -274,6 +274,26 @@ impl Simd {
 }
 
 impl Simd {
+    /// Sets the bits of a chunk of blocked-layout keys in plain words by the
+    /// vector probe; `false` when there is none (the caller sets them in
+    /// scalar code).
+    #[inline(always)]
+    pub(crate) fn block_set_chunk(
+        &self,
+        words: &mut [u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        params: (u32, u32, u32),
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_set_chunk(words, blocks, hashes, params);
+            return true;
+        }
+        let _ = (words, blocks, hashes, params);
+        false
+    }
+
     /// The blocked-layout test of a chunk of keys (blocks `blocks`, hashes
     /// `hashes`) against plain words, answers in `out`, by the vector
     /// probe; `false` when there is none (the caller runs the scalar one).

@@ -241,8 +241,29 @@ impl Blocks {
     /// Sets a two-hash key's bits in `words`.
     #[inline(always)]
     pub(crate) fn set<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
-        let (h1, h2) = split(hash);
-        words.or_line(self.block(h1), self.mask(h2));
+        let b = self.block(hash as u64);
+        self.set_chunk(words, &[b], &[hash]);
+    }
+
+    /// Sets the bits of each key of a chunk (its block and hash) in
+    /// `words`: one vector call per chunk into plain words where the kernel
+    /// has a vector probe, the scalar mask ORed into each line otherwise.
+    #[inline(always)]
+    pub(crate) fn set_chunk<W: WordsMut + ?Sized>(
+        &self,
+        words: &mut W,
+        blocks: &[usize],
+        hashes: &[u128],
+    ) {
+        let params = (self.k, self.seg, self.step);
+        if let Some(plain) = words.plain()
+            && self.simd.block_set_chunk(plain, blocks, hashes, params)
+        {
+            return;
+        }
+        for (&b, &h) in blocks.iter().zip(hashes) {
+            words.or_line(b, self.mask((h >> 64) as u64));
+        }
     }
 
     /// The block and mask of a key under the `Independent` scheme: block
@@ -575,6 +596,18 @@ mod tests {
                         if let Some((bl, w, bit)) = last {
                             words[bl * 8 + w] &= !bit;
                         }
+                        // Setting: every kernel's chunk set = the scalar
+                        // masks ORed in, on random starting words.
+                        let mut set = words.clone();
+                        b.set_chunk(&mut set[..], &at, &hashes);
+                        let mut expect = words.clone();
+                        for (&bl, &h) in at.iter().zip(&hashes) {
+                            let mask = scalar.mask((h >> 64) as u64);
+                            for (w, m) in expect[bl * 8..bl * 8 + 8].iter_mut().zip(mask) {
+                                *w |= m;
+                            }
+                        }
+                        assert_eq!(set, expect, "{kernel:?} k={k} split={split} set");
                         let mut out = vec![true; len];
                         b.test_chunk(&words, &at, &hashes, &mut out);
                         for (j, (&bl, &h)) in at.iter().zip(&hashes).enumerate() {
