@@ -28,7 +28,6 @@ use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::layout::Layout;
-use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
 /// One cache line of atomic words: the layout of [`Block`].
@@ -212,19 +211,13 @@ impl AtomicBloomFilter {
         key.with_bytes(|bytes| self.geometry.contains(&Shared(&self.blocks), bytes))
     }
 
-    /// The pre-hashed calls (keys given by their 128-bit
-    /// [`hash_key`](crate::hash_key) with this filter's seed), from any
-    /// thread.
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
-    /// needs the key's bytes.
-    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
-        Prehashed::new(self, &self.geometry)
+    /// The filter's parameters.
+    pub(crate) fn geometry(&self) -> &Geometry {
+        &self.geometry
     }
 
     /// Inserts a key by its hash; the scheme is a two-hash one (the caller
-    /// holds a [`Prehashed`]).
+    /// holds a [`Prehashed`](crate::Prehashed)).
     #[inline]
     pub(crate) fn insert_hash_unchecked(&self, hash: u128) {
         self.geometry.insert_hash(&mut Shared(&self.blocks), hash);

@@ -69,6 +69,29 @@ impl Default for Builder {
     }
 }
 
+/// Construction, where the builder lives.
+impl BloomFilter {
+    /// A [`Builder`] with the defaults (the [`Blocked`](Layout::Blocked)
+    /// layout, its [`default_scheme`](Layout::default_scheme), the default
+    /// seed).
+    pub fn builder() -> Builder {
+        Builder::default()
+    }
+
+    /// A filter for `expected_items` keys at false-positive rate `fpr`,
+    /// with the defaults: the [`Blocked`](Layout::Blocked) layout (one
+    /// cache line per key), its default scheme, the default seed.
+    ///
+    /// # Errors
+    /// As [`Builder::build`].
+    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self, Error> {
+        Builder::default()
+            .expected_items(expected_items)
+            .fpr(fpr)
+            .build()
+    }
+}
+
 impl Builder {
     /// The number of distinct keys the filter is sized for (0 builds a valid
     /// minimal filter).

@@ -4,13 +4,11 @@
 
 use crate::Error;
 use crate::bits::BitArray;
-use crate::builder::Builder;
 use crate::geometry::{Geometry, Tuning};
 use crate::hash::Key;
 use crate::kernel::Kernel;
 use crate::layout::{Layout, blocked, classic, partitioned};
 use crate::prefetch::Prefetch;
-use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
@@ -39,23 +37,6 @@ pub struct BloomFilter {
 }
 
 impl BloomFilter {
-    /// A [`Builder`] with the defaults (the [`Blocked`](Layout::Blocked)
-    /// layout, its [`default_scheme`](Layout::default_scheme), the default
-    /// seed).
-    pub fn builder() -> Builder {
-        Builder::default()
-    }
-
-    /// A filter for `expected_items` keys at false-positive rate `fpr`,
-    /// with the defaults: the [`Blocked`](Layout::Blocked) layout (one
-    /// cache line per key), its default scheme, the default seed.
-    pub fn with_fpr(expected_items: u64, fpr: f64) -> Result<Self, Error> {
-        Builder::default()
-            .expected_items(expected_items)
-            .fpr(fpr)
-            .build()
-    }
-
     /// Allocates a filter of validated geometry.
     pub(crate) fn from_geometry(geometry: Geometry) -> Result<Self, Error> {
         Ok(Self {
@@ -155,27 +136,8 @@ impl BloomFilter {
         self.geometry.tuning.prefetch = prefetch;
     }
 
-    /// The pre-hashed calls (keys given by their 128-bit [`hash_key`](crate::hash_key)
-    /// with this filter's seed): queries.
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
-    /// needs the key's bytes.
-    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
-        Prehashed::new(self, &self.geometry)
-    }
-
-    /// The pre-hashed calls: inserts and queries.
-    ///
-    /// # Errors
-    /// As [`prehashed`](Self::prehashed).
-    pub fn prehashed_mut(&mut self) -> Result<Prehashed<&mut Self>, Error> {
-        let geometry = self.geometry;
-        Prehashed::new(self, &geometry)
-    }
-
     /// Inserts a key by its hash; the scheme is a two-hash one (the caller
-    /// holds a [`Prehashed`]).
+    /// holds a [`Prehashed`](crate::Prehashed)).
     #[inline]
     pub(crate) fn insert_hash_unchecked(&mut self, hash: u128) {
         self.geometry.insert_hash(self.bits.words_mut(), hash);

@@ -2,7 +2,7 @@
 //! vector. The index computations (the flat layouts' recurrences in
 //! [`Progression::run`](crate::scheme::Progression::run), the blocked
 //! layouts' in-block positions in
-//! [`position_in`](crate::layout::blocked::position_in)) and the kernels'
+//! `layout::blocked::addressing::position_in`) and the kernels'
 //! chunk loops (`kernel::flat_indices_in`, `kernel::block_positions_in`)
 //! are written once over these traits; the scalar types implement them
 //! here, the SIMD kernels for their vectors (`kernel::wide`,

@@ -30,8 +30,56 @@ use std::ops::{Deref, DerefMut};
 use crate::Error;
 use crate::batch::{Plan, bitmap_words, contains_pipeline, copy_hashes, insert_pipeline};
 use crate::filter::BloomFilter;
+use crate::geometry::Geometry;
 use crate::hash::{Key, hash_key};
 use crate::view::FilterView;
+
+/// The handles: checked once, here, for each filter type.
+impl BloomFilter {
+    /// The pre-hashed calls (keys given by their 128-bit [`hash_key`] with
+    /// this filter's seed): queries.
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
+    /// needs the key's bytes.
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, self.geometry())
+    }
+
+    /// The pre-hashed calls: inserts and queries.
+    ///
+    /// # Errors
+    /// As [`prehashed`](Self::prehashed).
+    pub fn prehashed_mut(&mut self) -> Result<Prehashed<&mut Self>, Error> {
+        let geometry = *self.geometry();
+        Prehashed::new(self, &geometry)
+    }
+}
+
+impl FilterView<'_> {
+    /// The pre-hashed queries (keys given by their 128-bit [`hash_key`]
+    /// with this filter's seed).
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
+    /// needs the key's bytes.
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, self.geometry())
+    }
+}
+
+#[cfg(target_has_atomic = "64")]
+impl crate::AtomicBloomFilter {
+    /// The pre-hashed calls (keys given by their 128-bit [`hash_key`] with
+    /// this filter's seed), from any thread.
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
+    /// needs the key's bytes.
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, self.geometry())
+    }
+}
 
 /// The pre-hashed calls of a filter with a two-hash scheme: `F` is
 /// `&BloomFilter` (queries), `&mut BloomFilter` (inserts and queries),
@@ -53,7 +101,7 @@ pub struct Prehashed<F> {
 impl<F> Prehashed<F> {
     /// The handle, or [`Error::PrehashedUnsupported`] for a scheme without
     /// a plan (`Independent`).
-    pub(crate) fn new(filter: F, geometry: &crate::geometry::Geometry) -> Result<Self, Error> {
+    fn new(filter: F, geometry: &Geometry) -> Result<Self, Error> {
         match Plan::of(geometry) {
             Some(plan) => Ok(Self {
                 filter,

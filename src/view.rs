@@ -15,7 +15,6 @@ use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::layout::Layout;
-use crate::prehashed::Prehashed;
 use crate::scheme::Scheme;
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
@@ -104,18 +103,13 @@ impl<'a> FilterView<'a> {
         key.with_bytes(|bytes| self.geometry.contains(&LeWords(self.words), bytes))
     }
 
-    /// The pre-hashed queries (keys given by their 128-bit
-    /// [`hash_key`](crate::hash_key) with this filter's seed).
-    ///
-    /// # Errors
-    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
-    /// needs the key's bytes.
-    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
-        Prehashed::new(self, &self.geometry)
+    /// The filter's parameters.
+    pub(crate) fn geometry(&self) -> &Geometry {
+        &self.geometry
     }
 
     /// Whether a key given by its hash is possibly in the set; the scheme
-    /// is a two-hash one (the caller holds a [`Prehashed`]).
+    /// is a two-hash one (the caller holds a [`Prehashed`](crate::Prehashed)).
     #[inline]
     pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
         self.geometry.contains_hash(&LeWords(self.words), hash)

@@ -31,12 +31,18 @@ pub(crate) const WORDS: usize = 8;
 
 pub use crate::salts::SALTS;
 
-pub(crate) use crate::layout::blocked::{block_index, lane_hash, position};
+pub(crate) use crate::layout::blocked::addressing::{block_index, lane_hash, position};
 
-/// The in-block bits of a two-hash key as a mask over the block's 8 words
-/// (the blocked layout's own mask, `layout::blocked::Blocks::mask`).
+/// The in-block bits of a two-hash key as a mask over the block's 8 words,
+/// by the addressing oracle (`position` of each probe; the layout's probe
+/// builds the same mask, tested in `layout::blocked`).
 pub fn block_mask(h2: u64, k: u32, split: bool) -> [u64; WORDS] {
-    crate::layout::blocked::Blocks::new(1, k, split, super::Kernel::Scalar).mask(h2)
+    let mut mask = [0; WORDS];
+    for i in 0..k {
+        let p = position(lane_hash(h2, i), i, k, split);
+        mask[(p / 64) as usize] |= 1 << (p % 64);
+    }
+    mask
 }
 
 /// Copies the first `dst.len()` lanes of a vector's array into `dst`: a
