@@ -126,8 +126,10 @@ impl AtomicBloomFilter {
     /// Makes a filter shareable, reusing its bits (no copy).
     pub fn new(filter: BloomFilter) -> Self {
         let (geometry, bits, insert_calls) = filter.into_parts();
-        let blocks = ManuallyDrop::new(bits.into_blocks());
-        let (ptr, len, cap) = (blocks.as_ptr(), blocks.len(), blocks.capacity());
+        let mut blocks = ManuallyDrop::new(bits.into_blocks());
+        // `as_mut_ptr`: the pointer the new Vec will write through must not
+        // come from `as_ptr`, whose contract forbids writing through it.
+        let (ptr, len, cap) = (blocks.as_mut_ptr(), blocks.len(), blocks.capacity());
         // SAFETY: `ptr`, `len`, `cap` come from a live Vec<Block> that is
         // never used or dropped again (ManuallyDrop). AtomicBlock has the
         // same size and alignment as Block (asserted above), so the
@@ -136,7 +138,7 @@ impl AtomicBloomFilter {
         // as u64 (std docs) and every bit pattern is valid for both, so the
         // `len` initialised Blocks are `len` initialised AtomicBlocks. The
         // Vec is owned, so nothing else aliases the memory non-atomically.
-        let blocks = unsafe { Vec::from_raw_parts(ptr.cast_mut().cast::<AtomicBlock>(), len, cap) };
+        let blocks = unsafe { Vec::from_raw_parts(ptr.cast::<AtomicBlock>(), len, cap) };
         Self {
             geometry,
             blocks,
@@ -148,13 +150,13 @@ impl AtomicBloomFilter {
     /// other thread is still inserting (use `Arc::into_inner` first when
     /// shared by `Arc`).
     pub fn into_inner(self) -> BloomFilter {
-        let blocks = ManuallyDrop::new(self.blocks);
-        let (ptr, len, cap) = (blocks.as_ptr(), blocks.len(), blocks.capacity());
+        let mut blocks = ManuallyDrop::new(self.blocks);
+        let (ptr, len, cap) = (blocks.as_mut_ptr(), blocks.len(), blocks.capacity());
         // SAFETY: the reverse of `new`: a Vec<AtomicBlock> never used again,
         // same size/alignment/bit validity as Block; owning `self` means no
         // thread holds a reference, so reading the words non-atomically
         // from now on cannot race.
-        let blocks = unsafe { Vec::from_raw_parts(ptr.cast_mut().cast::<Block>(), len, cap) };
+        let blocks = unsafe { Vec::from_raw_parts(ptr.cast::<Block>(), len, cap) };
         BloomFilter::from_parts(
             self.geometry,
             BitArray::from_blocks(blocks),

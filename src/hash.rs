@@ -16,9 +16,11 @@
 //!
 //! # Why one-shot hashing
 //!
-//! `xxh3_128_with_seed` over a byte slice costs about 1.7 ns for an 8-byte key
-//! on the development machine; the streaming `Xxh3` state costs 12-48 ns per
-//! small key (see `../shared/research.md`). Every path here is one-shot.
+//! `xxh3_128_with_seed` over a byte slice costs about 1.8 ns for an 8-byte key
+//! on the development machine (the `floor-hash` benchmark in
+//! docs/benchmarks.md); the streaming `Xxh3` state costs 12-48 ns per small
+//! key (its setup and finalisation dominate short inputs). Every path here
+//! is one-shot.
 
 #![forbid(unsafe_code)]
 

@@ -262,8 +262,9 @@ mod tests {
 
     #[test]
     fn research_table_values() {
-        // ../shared/research.md, sec. 2: 0.967% (blocked, k=6) and 1.049%
-        // (split 8 x u64) at 10 bits/key.
+        // Reference values at 10 bits/key from an independent computation
+        // of the same mixture (not this code): 0.967% (blocked, k = 6) and
+        // 1.049% (split 8 x u64).
         let n = 1_000_000;
         assert!((blocked_fpr(10 * n, n, 6) - 0.00967).abs() < 5e-5);
         assert!((split_block_fpr(10 * n, n, 8) - 0.01049).abs() < 5e-5);
