@@ -29,7 +29,7 @@ use crate::{AtomicBloomFilter, Error};
 /// Keys per parallel task: large enough that scheduling costs nothing
 /// next to the work (16,384 keys are 20-200 µs), small enough to balance
 /// two to dozens of threads on a million keys.
-pub const PAR_TASK: usize = 1 << 14;
+pub(crate) const PAR_TASK: usize = 1 << 14;
 
 /// Gives the bits back to the filter when dropped, also while unwinding.
 struct Shared<'a> {

@@ -165,10 +165,11 @@ impl BloomFilter {
                     .sum::<f64>()
                     / f64::from(g.num_hashes)
             }
-            // Layouts without a streaming formula here (yet): correct, but
-            // builds the union.
-            #[allow(unreachable_patterns)]
-            _ => BloomFilter::union_of(self, other)?.estimated_len(),
+            // No streaming formula here (yet): correct, but builds the
+            // union. (No catch-all arm: a new layout must choose.)
+            Layout::Blocked | Layout::SplitBlock => {
+                BloomFilter::union_of(self, other)?.estimated_len()
+            }
         })
     }
 

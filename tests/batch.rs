@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{members, non_members};
+use common::{build, members, non_members};
 use lesshash::batch::{Prefetch, bitmap_words};
 use lesshash::{BloomFilter, Kernel, Layout, Scheme, hash_key};
 
@@ -26,17 +26,6 @@ fn configs() -> Vec<(Layout, Scheme, u64, u32)> {
         }
     }
     v
-}
-
-fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> BloomFilter {
-    BloomFilter::builder()
-        .layout(layout)
-        .scheme(scheme)
-        .bits(m)
-        .hashes(k)
-        .seed(seed)
-        .build()
-        .unwrap()
 }
 
 /// The single-key path is the reference; every kernel and prefetch mode

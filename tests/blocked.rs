@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{Z, binomial_variance, members, non_members};
+use common::{Z, binomial_variance, build, members, non_members};
 use lesshash::{BloomFilter, Layout, Scheme, params};
 
 const BLOCKED: [Layout; 2] = [Layout::Blocked, Layout::SplitBlock];
@@ -50,17 +50,6 @@ fn filter_relative_variance(layout: Layout, m: u64, n: u64, k: u32) -> f64 {
     }
     let (e1, e2) = (e1 / mass, e2 / mass);
     (e2 - e1 * e1) / b / (e1 * e1)
-}
-
-fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> BloomFilter {
-    BloomFilter::builder()
-        .layout(layout)
-        .scheme(scheme)
-        .bits(m)
-        .hashes(k)
-        .seed(seed)
-        .build()
-        .unwrap()
 }
 
 fn false_positives(f: &BloomFilter, seed: u64, queries: usize) -> usize {

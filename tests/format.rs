@@ -3,6 +3,8 @@
 //! single-byte flip, every truncation, appended bytes, random mutations),
 //! one distinct error per header field, golden files, atomic file writes.
 
+mod common;
+
 use std::io::Read;
 
 use lesshash::format::{HEADER_LEN, Header, MAGIC, scheme_id};
@@ -38,14 +40,7 @@ impl Aligned {
 }
 
 fn filter(layout: Layout, scheme: Scheme, m: u64, k: u32, n: u64, seed: u64) -> BloomFilter {
-    let mut f = BloomFilter::builder()
-        .layout(layout)
-        .scheme(scheme)
-        .bits(m)
-        .hashes(k)
-        .seed(seed)
-        .build()
-        .unwrap();
+    let mut f = common::build(layout, scheme, m, k, seed);
     for i in 0..n {
         f.insert(&format!("key-{i}"));
     }

@@ -3,18 +3,13 @@
 //! intersection cardinality estimates and intersection FPR against their
 //! formulas with derived tolerances.
 
+mod common;
+
 use lesshash::{BloomFilter, Error, Layout, Scheme};
 use proptest::prelude::*;
 
 fn empty(layout: Layout, scheme: Scheme, m: u64, k: u32) -> BloomFilter {
-    BloomFilter::builder()
-        .layout(layout)
-        .scheme(scheme)
-        .bits(m)
-        .hashes(k)
-        .seed(42)
-        .build()
-        .unwrap()
+    common::build(layout, scheme, m, k, 42)
 }
 
 fn built(proto: &BloomFilter, keys: impl IntoIterator<Item = u64>) -> BloomFilter {

@@ -111,15 +111,6 @@ impl Layout {
         matches!(self, Layout::Blocked | Layout::SplitBlock)
     }
 
-    /// Whether this layout offers k probes per key: 1 to
-    /// [`MAX_HASHES`](crate::params::MAX_HASHES) for every layout.
-    pub fn supports_hashes(self, k: u32) -> bool {
-        match self {
-            Layout::Blocked | Layout::SplitBlock => blocked::valid_k(self == Layout::SplitBlock, k),
-            _ => (1..=crate::params::MAX_HASHES).contains(&k),
-        }
-    }
-
     /// The `(bits, hashes)` this layout needs to hold `n` keys at rate `p`
     /// with `scheme` (p already validated), with k fixed when given.
     pub(crate) fn size_for(

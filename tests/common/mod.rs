@@ -4,6 +4,21 @@
 
 #![allow(dead_code)] // each test binary uses a subset
 
+use lesshash::{BloomFilter, Layout, Scheme};
+
+/// An empty filter of explicit geometry: `layout`, `scheme`, m bits, k
+/// probes, `seed` (the one helper every test binary builds filters with).
+pub fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> BloomFilter {
+    BloomFilter::builder()
+        .layout(layout)
+        .scheme(scheme)
+        .bits(m)
+        .hashes(k)
+        .seed(seed)
+        .build()
+        .unwrap()
+}
+
 /// SplitMix64: a tiny, well-mixed, seedable generator for test keys.
 pub struct SplitMix64(pub u64);
 
