@@ -137,6 +137,35 @@ pub struct Header {
 }
 
 impl Header {
+    /// Checks that an input of `len` bytes is exactly this filter:
+    /// [`Error::Truncated`] naming the part cut short (`payload` or
+    /// `checksum`), [`Error::SizeMismatch`] (`input length`) for extra
+    /// bytes. The in-memory and the file loaders share it.
+    fn check_len(&self, len: u64) -> Result<(), Error> {
+        let payload_end = HEADER_LEN as u64 + self.payload_len();
+        let total = self.total_len();
+        if len < total {
+            let (field, needed) = if len < payload_end {
+                ("payload", payload_end)
+            } else {
+                ("checksum", total)
+            };
+            return Err(Error::Truncated {
+                field,
+                needed,
+                got: len,
+            });
+        }
+        if len > total {
+            return Err(Error::SizeMismatch {
+                field: "input length",
+                expected: total,
+                found: len,
+            });
+        }
+        Ok(())
+    }
+
     /// The header of a filter.
     pub fn of(filter: &BloomFilter) -> Self {
         let g = filter.geometry();
@@ -330,28 +359,8 @@ fn le_u64(b: &[u8]) -> u64 {
 /// view's unverified constructor); everything else is still checked.
 pub(crate) fn validate(bytes: &[u8], verify_checksum: bool) -> Result<(Header, &[u8]), Error> {
     let header = Header::parse(bytes)?;
-    let len = bytes.len() as u64;
     let payload_end = HEADER_LEN as u64 + header.payload_len();
-    let total = header.total_len();
-    if len < total {
-        let (field, needed) = if len < payload_end {
-            ("payload", payload_end)
-        } else {
-            ("checksum", total)
-        };
-        return Err(Error::Truncated {
-            field,
-            needed,
-            got: len,
-        });
-    }
-    if len > total {
-        return Err(Error::SizeMismatch {
-            field: "input length",
-            expected: total,
-            found: len,
-        });
-    }
+    header.check_len(bytes.len() as u64)?;
     // len == total fits in usize, so these casts are exact.
     let payload_end = payload_end as usize;
     if verify_checksum {
@@ -578,26 +587,7 @@ impl BloomFilter {
             });
         }
         let parsed = Header::parse(&header)?;
-        let (total, payload_end) = (parsed.total_len(), HEADER_LEN as u64 + parsed.payload_len());
-        if len < total {
-            let (field, needed) = if len < payload_end {
-                ("payload", payload_end)
-            } else {
-                ("checksum", total)
-            };
-            return Err(Error::Truncated {
-                field,
-                needed,
-                got: len,
-            });
-        }
-        if len > total {
-            return Err(Error::SizeMismatch {
-                field: "input length",
-                expected: total,
-                found: len,
-            });
-        }
+        parsed.check_len(len)?;
         read_body(file, &parsed, &header, true)
     }
 }
