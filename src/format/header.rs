@@ -1,0 +1,288 @@
+//! The 64-byte v1 header: the ids of layouts and schemes, and
+//! [`Header`], written and parsed with every field checked (the layout
+//! of the bytes is in the [module docs](super)).
+
+#![forbid(unsafe_code)]
+
+use super::{HASH_XXH3, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION};
+use xxhash_rust::xxh3::xxh3_64;
+
+use crate::Error;
+use crate::bits::Block;
+use crate::builder::Builder;
+use crate::filter::BloomFilter;
+use crate::geometry::Geometry;
+use crate::layout::Layout;
+use crate::params::{MAX_BITS, MAX_HASHES};
+use crate::scheme::{Enhancement, Scheme};
+
+/// The stable id of a scheme in the format (independent of the enum's order).
+pub fn scheme_id(scheme: Scheme) -> u8 {
+    match scheme {
+        Scheme::Independent => 1,
+        Scheme::DoubleHashing => 2,
+        Scheme::EnhancedDoubleHashing(Enhancement::Square) => 3,
+        Scheme::EnhancedDoubleHashing(Enhancement::Cube) => 4,
+    }
+}
+
+/// The scheme of a format id, if it is one.
+pub fn scheme_from_id(id: u8) -> Option<Scheme> {
+    Scheme::ALL.into_iter().find(|&s| scheme_id(s) == id)
+}
+
+/// The layout of a format id (`Layout as u8`), if it is one.
+pub fn layout_from_id(id: u8) -> Option<Layout> {
+    Layout::ALL.into_iter().find(|&l| l as u8 == id)
+}
+
+/// The `block_bits` field of a layout: 0 for flat layouts.
+///
+/// Blocked layouts return their block size here (512), which lets them use
+/// v1 unchanged.
+fn block_bits(layout: Layout) -> u32 {
+    match layout {
+        Layout::Classic | Layout::Partitioned => 0,
+        // Each key in one 512-bit cache line, `Block`. (No catch-all arm: a
+        // new layout must say which it is.)
+        Layout::Blocked | Layout::SplitBlock => Block::BITS as u32,
+    }
+}
+
+/// A parsed, validated v1 header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Header {
+    /// The layout.
+    pub layout: Layout,
+    /// The index scheme.
+    pub scheme: Scheme,
+    /// The hash seed.
+    pub seed: u64,
+    /// m, the number of bits.
+    pub num_bits: u64,
+    /// k, the number of probes per key.
+    pub num_hashes: u32,
+    /// Bits per block (0 for flat layouts).
+    pub block_bits: u32,
+    /// The insert counter stored with the filter.
+    pub insert_calls: u64,
+}
+
+impl Header {
+    /// Checks that an input of `len` bytes is exactly this filter:
+    /// [`Error::Truncated`] naming the part cut short (`payload` or
+    /// `checksum`), [`Error::SizeMismatch`] (`input length`) for extra
+    /// bytes. The in-memory and the file loaders share it.
+    pub(super) fn check_len(&self, len: u64) -> Result<(), Error> {
+        let payload_end = HEADER_LEN as u64 + self.payload_len();
+        let total = self.total_len();
+        if len < total {
+            let (field, needed) = if len < payload_end {
+                ("payload", payload_end)
+            } else {
+                ("checksum", total)
+            };
+            return Err(Error::Truncated {
+                field,
+                needed,
+                got: len,
+            });
+        }
+        if len > total {
+            return Err(Error::SizeMismatch {
+                field: "input length",
+                expected: total,
+                found: len,
+            });
+        }
+        Ok(())
+    }
+
+    /// The header of a filter.
+    pub fn of(filter: &BloomFilter) -> Self {
+        let g = filter.geometry();
+        Self {
+            layout: g.layout,
+            scheme: g.scheme,
+            seed: g.seed,
+            num_bits: g.num_bits,
+            num_hashes: g.num_hashes,
+            block_bits: block_bits(g.layout),
+            insert_calls: filter.insert_calls(),
+        }
+    }
+
+    /// The payload's length in bytes: `ceil(m / 64) * 8`.
+    pub fn payload_len(&self) -> u64 {
+        self.num_bits.div_ceil(64) * 8
+    }
+
+    /// The whole serialized filter's length in bytes.
+    pub fn total_len(&self) -> u64 {
+        (HEADER_LEN + TRAILER_LEN) as u64 + self.payload_len()
+    }
+
+    /// The 64 header bytes.
+    pub fn to_bytes(&self) -> [u8; HEADER_LEN] {
+        let mut b = [0u8; HEADER_LEN];
+        b[0..8].copy_from_slice(&MAGIC);
+        b[8..10].copy_from_slice(&VERSION.to_le_bytes());
+        b[10] = self.layout as u8;
+        b[11] = scheme_id(self.scheme);
+        b[12] = HASH_XXH3;
+        // 13: flags, 14..16: reserved; zero.
+        b[16..20].copy_from_slice(&self.num_hashes.to_le_bytes());
+        b[20..24].copy_from_slice(&self.block_bits.to_le_bytes());
+        b[24..32].copy_from_slice(&self.seed.to_le_bytes());
+        b[32..40].copy_from_slice(&self.num_bits.to_le_bytes());
+        b[40..48].copy_from_slice(&self.insert_calls.to_le_bytes());
+        b[48..56].copy_from_slice(&self.payload_len().to_le_bytes());
+        let checksum = xxh3_64(&b[..56]);
+        b[56..64].copy_from_slice(&checksum.to_le_bytes());
+        b
+    }
+
+    /// Parses and validates the header at the start of `bytes` (which may
+    /// hold more than the header).
+    ///
+    /// # Errors
+    /// [`Error::Truncated`] (fewer than 64 bytes), [`Error::BadMagic`],
+    /// [`Error::UnsupportedVersion`], [`Error::ChecksumMismatch`]
+    /// (`header_checksum`), [`Error::UnknownId`] (`layout`, `scheme`,
+    /// `hash`), [`Error::NonZeroPadding`] (`flags`, `reserved`),
+    /// [`Error::OutOfRange`] (`k`, `m`, `block_bits`), [`Error::SizeMismatch`]
+    /// (`payload_len`).
+    pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
+        let b: &[u8; HEADER_LEN] = bytes
+            .get(..HEADER_LEN)
+            .and_then(|h| h.try_into().ok())
+            .ok_or(Error::Truncated {
+                field: "header",
+                needed: HEADER_LEN as u64,
+                got: bytes.len() as u64,
+            })?;
+        if b[0..8] != MAGIC {
+            return Err(Error::BadMagic {
+                found: b[0..8].iter().map(|x| format!("{x:02x}")).collect(),
+            });
+        }
+        let version = u16::from_le_bytes([b[8], b[9]]);
+        if version != VERSION {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        let stored = le_u64(&b[56..64]);
+        let computed = xxh3_64(&b[..56]);
+        if stored != computed {
+            return Err(Error::ChecksumMismatch {
+                field: "header_checksum",
+                stored,
+                computed,
+            });
+        }
+
+        let layout = layout_from_id(b[10]).ok_or(Error::UnknownId {
+            field: "layout",
+            id: b[10].into(),
+        })?;
+        let scheme = scheme_from_id(b[11]).ok_or(Error::UnknownId {
+            field: "scheme",
+            id: b[11].into(),
+        })?;
+        if b[12] != HASH_XXH3 {
+            return Err(Error::UnknownId {
+                field: "hash",
+                id: b[12].into(),
+            });
+        }
+        if b[13] != 0 {
+            return Err(Error::NonZeroPadding { field: "flags" });
+        }
+        if b[14..16] != [0, 0] {
+            return Err(Error::NonZeroPadding { field: "reserved" });
+        }
+        let k = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
+        if k == 0 || k > MAX_HASHES {
+            return Err(Error::OutOfRange {
+                field: "k",
+                reason: format!("must be between 1 and {MAX_HASHES}, got {k}"),
+            });
+        }
+        let block = u32::from_le_bytes([b[20], b[21], b[22], b[23]]);
+        if block != block_bits(layout) {
+            return Err(Error::OutOfRange {
+                field: "block_bits",
+                reason: format!(
+                    "the {} layout has {} bits per block, got {block}",
+                    layout.name(),
+                    block_bits(layout)
+                ),
+            });
+        }
+        let seed = le_u64(&b[24..32]);
+        let m = le_u64(&b[32..40]);
+        if m == 0 || m > MAX_BITS {
+            return Err(Error::OutOfRange {
+                field: "m",
+                reason: format!("must be between 1 and {MAX_BITS}, got {m}"),
+            });
+        }
+        // The builder is the one authority on which (m, k) a layout admits
+        // (e.g. m a multiple of k for partitioned): a stored m it would not
+        // produce is rejected.
+        let valid = Builder::default()
+            .layout(layout)
+            .scheme(scheme)
+            .bits(m)
+            .hashes(k)
+            .geometry();
+        if !matches!(valid, Ok((valid_m, valid_k)) if valid_m == m && valid_k == k) {
+            return Err(Error::OutOfRange {
+                field: "m",
+                reason: format!(
+                    "{m} bits with k = {k} is not a valid size for the {} layout",
+                    layout.name()
+                ),
+            });
+        }
+        let header = Self {
+            layout,
+            scheme,
+            seed,
+            num_bits: m,
+            num_hashes: k,
+            block_bits: block,
+            insert_calls: le_u64(&b[40..48]),
+        };
+        let payload_len = le_u64(&b[48..56]);
+        if payload_len != header.payload_len() {
+            return Err(Error::SizeMismatch {
+                field: "payload_len",
+                expected: header.payload_len(),
+                found: payload_len,
+            });
+        }
+        Ok(header)
+    }
+
+    /// The geometry the header describes (fields already validated).
+    pub(crate) fn geometry(&self) -> Geometry {
+        Geometry::new(
+            self.layout,
+            self.scheme,
+            self.seed,
+            self.num_bits,
+            self.num_hashes,
+        )
+    }
+}
+
+/// A little-endian u64 from 8 bytes.
+pub(super) fn le_u64(b: &[u8]) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(b);
+    u64::from_le_bytes(a)
+}
