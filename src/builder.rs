@@ -232,23 +232,7 @@ impl Builder {
                 ));
             }
         };
-        match self.layout {
-            Layout::Partitioned => {
-                let part = m / u64::from(k);
-                if part == 0 {
-                    return Err(Error::invalid(
-                        "bits",
-                        format!("the partitioned layout needs at least k = {k} bits, got {m}"),
-                    ));
-                }
-                Ok((part * u64::from(k), k))
-            }
-            // Whole 512-bit blocks; MAX_BITS is a multiple of 512.
-            Layout::Blocked | Layout::SplitBlock => {
-                Ok((m.next_multiple_of(crate::layout::blocked::BLOCK_BITS), k))
-            }
-            Layout::Classic => Ok((m, k)),
-        }
+        Ok((self.layout.stored_bits(m, k)?, k))
     }
 }
 

@@ -49,9 +49,9 @@
 use std::f64::consts::LN_2;
 
 // The blocked layouts' rates (issue 3) live in their own file,
-// `src/params/blocked.rs`.
-mod blocked;
-pub use blocked::{
+// `src/params/block_rates.rs`.
+mod block_rates;
+pub use block_rates::{
     block_mixture, blocked_fpr, blocked_load_fpr, split_block_fpr, split_block_load_fpr,
 };
 

@@ -9,7 +9,6 @@ use xxhash_rust::xxh3::xxh3_64;
 
 use crate::Error;
 use crate::bits::Block;
-use crate::builder::Builder;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::layout::Layout;
@@ -230,16 +229,10 @@ impl Header {
                 reason: format!("must be between 1 and {MAX_BITS}, got {m}"),
             });
         }
-        // The builder is the one authority on which (m, k) a layout admits
-        // (e.g. m a multiple of k for partitioned): a stored m it would not
-        // produce is rejected.
-        let valid = Builder::default()
-            .layout(layout)
-            .scheme(scheme)
-            .bits(m)
-            .hashes(k)
-            .geometry();
-        if !matches!(valid, Ok((valid_m, valid_k)) if valid_m == m && valid_k == k) {
+        // The layout says which m it stores for k probes (e.g. a multiple
+        // of k for partitioned), the rule the builder sizes by: a stored m
+        // it would not produce is rejected.
+        if layout.stored_bits(m, k).ok() != Some(m) {
             return Err(Error::OutOfRange {
                 field: "m",
                 reason: format!(

@@ -111,6 +111,33 @@ impl Layout {
         matches!(self, Layout::Blocked | Layout::SplitBlock)
     }
 
+    /// The m this layout stores for a request of `m` bits and k probes
+    /// (both already in range): classic as asked, partitioned rounded down
+    /// to k equal sub-arrays, the blocked layouts up to whole 512-bit
+    /// blocks. The one rule the builder sizes by and the format checks
+    /// loaded files against, without building anything.
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `bits` for a partitioned filter of
+    /// fewer than k bits.
+    pub fn stored_bits(self, m: u64, k: u32) -> Result<u64, Error> {
+        match self {
+            Layout::Classic => Ok(m),
+            Layout::Partitioned => {
+                let part = m / u64::from(k);
+                if part == 0 {
+                    return Err(Error::invalid(
+                        "bits",
+                        format!("the partitioned layout needs at least k = {k} bits, got {m}"),
+                    ));
+                }
+                Ok(part * u64::from(k))
+            }
+            // Whole 512-bit blocks; MAX_BITS is a multiple of 512.
+            Layout::Blocked | Layout::SplitBlock => Ok(m.next_multiple_of(blocked::BLOCK_BITS)),
+        }
+    }
+
     /// The `(bits, hashes)` this layout needs to hold `n` keys at rate `p`
     /// with `scheme` (p already validated), with k fixed when given.
     pub(crate) fn size_for(

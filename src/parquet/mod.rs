@@ -197,7 +197,7 @@ fn mask_simd(hash: u64) -> u32x8 {
 /// the queried block, each word has `i` uniform bits set, so a query matches
 /// with `(1 - (31/32)^i)^8`, averaged over the Poisson(n/z) block loads
 /// (Putze, Sanders and Singler 2009).
-pub fn split_block_fpr(num_blocks: u64, n: u64) -> f64 {
+pub fn sbbf_fpr(num_blocks: u64, n: u64) -> f64 {
     if n == 0 {
         return 0.0;
     }
@@ -289,7 +289,7 @@ impl SplitBlockFilter {
     }
 
     /// An empty filter with the fewest blocks whose exact rate
-    /// ([`split_block_fpr`]) after `n` distinct values is at most `fpr`.
+    /// ([`sbbf_fpr`]) after `n` distinct values is at most `fpr`.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`fpr`) unless `0 < fpr < 1`, or if the
@@ -576,7 +576,7 @@ fn check_rate(p: f64, name: &'static str) -> Result<(), Error> {
 
 /// The fewest blocks whose exact rate after `n` values is at most `p`.
 fn blocks_for(n: u64, p: f64) -> Result<u64, Error> {
-    if split_block_fpr(MAX_BLOCKS, n) > p {
+    if sbbf_fpr(MAX_BLOCKS, n) > p {
         return Err(Error::invalid(
             "fpr",
             format!(
@@ -590,7 +590,7 @@ fn blocks_for(n: u64, p: f64) -> Result<u64, Error> {
     let (mut lo, mut hi) = (1u64, MAX_BLOCKS);
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if split_block_fpr(mid, n) <= p {
+        if sbbf_fpr(mid, n) <= p {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -672,16 +672,16 @@ mod tests {
 
     #[test]
     fn fpr_formula_limits() {
-        assert_eq!(split_block_fpr(10, 0), 0.0);
+        assert_eq!(sbbf_fpr(10, 0), 0.0);
         // About one value per block: a query must hit each word's few set
         // bits, (1/32)^8 per value in its block.
-        let one = split_block_fpr(1 << 20, 1 << 20);
+        let one = sbbf_fpr(1 << 20, 1 << 20);
         assert!(one > 0.0 && one < 1e-6, "{one}");
-        assert!(split_block_fpr(1, 1 << 20) > 0.999);
+        assert!(sbbf_fpr(1, 1 << 20) > 0.999);
         // The research notes' table: 10 bits/key gives 1.265%.
         let n = 1_000_000u64;
         let z = n * 10 / 256;
-        let p = split_block_fpr(z, n);
+        let p = sbbf_fpr(z, n);
         assert!((p - 0.01265).abs() < 0.0003, "{p}");
     }
 
@@ -695,8 +695,8 @@ mod tests {
         ] {
             let f = SplitBlockFilter::with_fpr(n, p).unwrap();
             let z = f.num_blocks();
-            assert!(split_block_fpr(z, n) <= p);
-            assert!(z == 1 || split_block_fpr(z - 1, n) > p);
+            assert!(sbbf_fpr(z, n) <= p);
+            assert!(z == 1 || sbbf_fpr(z - 1, n) > p);
         }
     }
 }
