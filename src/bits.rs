@@ -252,9 +252,50 @@ impl Line for LeLine<'_> {
     }
 }
 
+/// The set bits in the bit range `[start, end)` of the words `word(i)`
+/// (plain words, or the OR of two filters' words without building it).
+pub(crate) fn count_ones_in(word: impl Fn(usize) -> u64, start: u64, end: u64) -> u64 {
+    if start >= end {
+        return 0;
+    }
+    let (first, last) = ((start / 64) as usize, ((end - 1) / 64) as usize);
+    let low = u64::MAX << (start % 64);
+    let high = u64::MAX >> (63 - (end - 1) % 64);
+    if first == last {
+        return u64::from((word(first) & low & high).count_ones());
+    }
+    let middle: u64 = (first + 1..last)
+        .map(|i| u64::from(word(i).count_ones()))
+        .sum();
+    u64::from((word(first) & low).count_ones())
+        + middle
+        + u64::from((word(last) & high).count_ones())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_ones_in_matches_naive() {
+        let words = [
+            0xdead_beef_0123_4567u64,
+            u64::MAX,
+            0x8000_0000_0000_0001,
+            0xf0f0,
+        ];
+        let bit = |i: u64| words[(i / 64) as usize] >> (i % 64) & 1;
+        for start in 0..256u64 {
+            for end in start..=256u64 {
+                let naive: u64 = (start..end).map(bit).sum();
+                assert_eq!(
+                    count_ones_in(|i| words[i], start, end),
+                    naive,
+                    "[{start}, {end})"
+                );
+            }
+        }
+    }
 
     #[test]
     fn zeroed_is_aligned_and_sized() {

@@ -18,6 +18,7 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
+use crate::bits::count_ones_in;
 use crate::filter::BloomFilter;
 use crate::layout::{Layout, classic};
 use crate::params::estimate_items;
@@ -155,13 +156,13 @@ impl BloomFilter {
         let or = |i: usize| a[i] | b[i];
         Ok(match g.layout {
             Layout::Classic => {
-                classic::estimated_len(g.num_bits, g.num_hashes, ones_in(or, 0, g.num_bits))
+                classic::estimated_len(g.num_bits, g.num_hashes, count_ones_in(or, 0, g.num_bits))
             }
             Layout::Partitioned => {
                 // The same per-sub-array sum as partitioned::estimated_len.
                 let part = g.range;
                 (0..u64::from(g.num_hashes))
-                    .map(|i| estimate_items(part, 1, ones_in(or, i * part, (i + 1) * part)))
+                    .map(|i| estimate_items(part, 1, count_ones_in(or, i * part, (i + 1) * part)))
                     .sum::<f64>()
                     / f64::from(g.num_hashes)
             }
@@ -183,46 +184,5 @@ impl BloomFilter {
     pub fn estimated_intersection_len(&self, other: &BloomFilter) -> Result<f64, Error> {
         let union = self.estimated_union_len(other)?;
         Ok((self.estimated_len() + other.estimated_len() - union).max(0.0))
-    }
-}
-
-/// The set bits in the bit range `[start, end)` of the words `word(i)`.
-fn ones_in(word: impl Fn(usize) -> u64, start: u64, end: u64) -> u64 {
-    if start >= end {
-        return 0;
-    }
-    let (first, last) = ((start / 64) as usize, ((end - 1) / 64) as usize);
-    let low = u64::MAX << (start % 64);
-    let high = u64::MAX >> (63 - (end - 1) % 64);
-    if first == last {
-        return u64::from((word(first) & low & high).count_ones());
-    }
-    let middle: u64 = (first + 1..last)
-        .map(|i| u64::from(word(i).count_ones()))
-        .sum();
-    u64::from((word(first) & low).count_ones())
-        + middle
-        + u64::from((word(last) & high).count_ones())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ones_in_matches_naive() {
-        let words = [
-            0xdead_beef_0123_4567u64,
-            u64::MAX,
-            0x8000_0000_0000_0001,
-            0xf0f0,
-        ];
-        let bit = |i: u64| words[(i / 64) as usize] >> (i % 64) & 1;
-        for start in 0..256u64 {
-            for end in start..=256u64 {
-                let naive: u64 = (start..end).map(bit).sum();
-                assert_eq!(ones_in(|i| words[i], start, end), naive, "[{start}, {end})");
-            }
-        }
     }
 }

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{Z, binomial_variance, members, non_members};
+use common::{Z, binomial_variance, build, members, non_members};
 use lesshash::{BloomFilter, Layout, Scheme, params};
 
 const N: u64 = 100_000;
@@ -38,14 +38,7 @@ struct Measured {
 fn measure(layout: Layout, scheme: Scheme, c: u64, seed: u64) -> (Measured, f64) {
     let m = c * N;
     let k = params::optimal_hashes(m, N);
-    let mut f = BloomFilter::builder()
-        .layout(layout)
-        .scheme(scheme)
-        .bits(m)
-        .hashes(k)
-        .seed(seed)
-        .build()
-        .unwrap();
+    let mut f = build(layout, scheme, m, k, seed);
     f.insert_batch(&members(seed, N as usize));
     let queries = non_members(seed, QUERIES);
     let mut out = vec![false; QUERIES];

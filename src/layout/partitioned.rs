@@ -20,6 +20,7 @@
 
 #![forbid(unsafe_code)]
 
+use crate::bits::count_ones_in;
 use crate::params::{estimate_items, partitioned_fpr};
 
 /// The exact rate under ideal hashing after n keys.
@@ -29,7 +30,7 @@ pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {
 
 /// The number of set bits in each sub-array.
 pub(crate) fn ones_per_part(words: &[u64], part: u64, k: u32) -> impl Iterator<Item = u64> + '_ {
-    (0..u64::from(k)).map(move |i| count_ones_range(words, i * part, (i + 1) * part))
+    (0..u64::from(k)).map(move |i| count_ones_in(|w| words[w], i * part, (i + 1) * part))
 }
 
 /// The false-positive rate now: the product of the sub-arrays' fill ratios.
@@ -45,50 +46,4 @@ pub(crate) fn estimated_len(words: &[u64], part: u64, k: u32) -> f64 {
         .map(|x| estimate_items(part, 1, x))
         .sum::<f64>()
         / f64::from(k)
-}
-
-/// Set bits in the bit range `[start, end)`.
-pub(crate) fn count_ones_range(words: &[u64], start: u64, end: u64) -> u64 {
-    if start >= end {
-        return 0;
-    }
-    let (first, last) = ((start / 64) as usize, ((end - 1) / 64) as usize);
-    let low_mask = u64::MAX << (start % 64);
-    let high_mask = u64::MAX >> (63 - (end - 1) % 64);
-    if first == last {
-        return u64::from((words[first] & low_mask & high_mask).count_ones());
-    }
-    let middle: u64 = words[first + 1..last]
-        .iter()
-        .map(|w| u64::from(w.count_ones()))
-        .sum();
-    u64::from((words[first] & low_mask).count_ones())
-        + middle
-        + u64::from((words[last] & high_mask).count_ones())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn count_ones_range_matches_naive() {
-        let words = [
-            0xdead_beef_0123_4567u64,
-            u64::MAX,
-            0x8000_0000_0000_0001,
-            0xf0f0,
-        ];
-        let bit = |i: u64| words[(i / 64) as usize] >> (i % 64) & 1;
-        for start in 0..256u64 {
-            for end in start..=256u64 {
-                let naive: u64 = (start..end).map(bit).sum();
-                assert_eq!(
-                    count_ones_range(&words, start, end),
-                    naive,
-                    "[{start}, {end})"
-                );
-            }
-        }
-    }
 }

@@ -369,7 +369,7 @@ pub(crate) fn optimal_hashes(split: bool, m: u64, n: u64) -> u32 {
 
 /// Set bits in the bit range `[start, end)` of `words`.
 fn ones(words: &[u64], start: u64, end: u64) -> u64 {
-    super::partitioned::count_ones_range(words, start, end)
+    crate::bits::count_ones_in(|w| words[w], start, end)
 }
 
 /// `(segments, segment bits)` of a block.
