@@ -533,16 +533,18 @@ mod tests {
         );
     }
 
+    /// Every flat-layout rate function, for the totality tests.
+    type Rate = fn(u64, u64, u32) -> f64;
+    const RATES: [(&str, Rate); 4] = [
+        ("classic", classic_fpr),
+        ("bloom", bloom_fpr),
+        ("exact", classic_fpr_exact),
+        ("partitioned", partitioned_fpr),
+    ];
+
     #[test]
     fn degenerate_arguments_give_rates_not_panics() {
-        type Rate = fn(u64, u64, u32) -> f64;
-        let rates: [(&str, Rate); 4] = [
-            ("classic", classic_fpr),
-            ("bloom", bloom_fpr),
-            ("exact", classic_fpr_exact),
-            ("partitioned", partitioned_fpr),
-        ];
-        for (name, rate) in rates {
+        for (name, rate) in RATES {
             assert_eq!(rate(512, 1, 0), 1.0, "{name}: k = 0 rejects nothing");
             assert_eq!(rate(512, 0, 0), 1.0, "{name}: k = 0, empty");
             assert_eq!(rate(512, 0, 7), 0.0, "{name}: empty filter");
@@ -558,14 +560,7 @@ mod tests {
     fn huge_k_is_not_wrapped_to_a_negative_power() {
         // Issue 17 (hostile-user review): `powi(k as i32)` gave inf at
         // k = 2^31 and 16384.5 (1 / fill) at k = u32::MAX for (2^46, 1, k).
-        type Rate = fn(u64, u64, u32) -> f64;
-        let rates: [(&str, Rate); 4] = [
-            ("classic", classic_fpr),
-            ("bloom", bloom_fpr),
-            ("exact", classic_fpr_exact),
-            ("partitioned", partitioned_fpr),
-        ];
-        for (name, rate) in rates {
+        for (name, rate) in RATES {
             for k in [1 << 31, u32::MAX, i32::MAX as u32, 1 << 20] {
                 for (m, n) in [
                     (MAX_BITS, 1),

@@ -265,16 +265,7 @@ impl BloomFilter {
     /// As [`from_bytes`](Self::from_bytes) (bytes after the filter are not
     /// read, so not an error), plus [`Error::Io`].
     pub fn read_from<R: Read>(mut r: R) -> Result<Self, Error> {
-        let mut header = [0u8; HEADER_LEN];
-        let got = read_full(&mut r, &mut header, "reading the header")?;
-        if got < HEADER_LEN {
-            return Err(Error::Truncated {
-                field: "header",
-                needed: HEADER_LEN as u64,
-                got: got as u64,
-            });
-        }
-        let parsed = Header::parse(&header)?;
+        let (header, parsed) = read_header(&mut r)?;
         read_body(r, &parsed, &header, false)
     }
 
@@ -307,19 +298,26 @@ impl BloomFilter {
             .metadata()
             .map_err(io_err("reading the file's metadata"))?
             .len();
-        let mut header = [0u8; HEADER_LEN];
-        let got = read_full(&mut file, &mut header, "reading the header")?;
-        if got < HEADER_LEN {
-            return Err(Error::Truncated {
-                field: "header",
-                needed: HEADER_LEN as u64,
-                got: got as u64,
-            });
-        }
-        let parsed = Header::parse(&header)?;
+        let (header, parsed) = read_header(&mut file)?;
         parsed.check_len(len)?;
         read_body(file, &parsed, &header, true)
     }
+}
+
+/// Reads and parses the 64-byte header at the start of a stream:
+/// [`Error::Truncated`] (`header`) if the stream ends first.
+fn read_header<R: Read>(r: &mut R) -> Result<([u8; HEADER_LEN], Header), Error> {
+    let mut header = [0u8; HEADER_LEN];
+    let got = read_full(r, &mut header, "reading the header")?;
+    if got < HEADER_LEN {
+        return Err(Error::Truncated {
+            field: "header",
+            needed: HEADER_LEN as u64,
+            got: got as u64,
+        });
+    }
+    let parsed = Header::parse(&header)?;
+    Ok((header, parsed))
 }
 
 /// Reads the payload and the checksum after a parsed header. `trusted_len`:
