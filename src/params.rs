@@ -366,16 +366,25 @@ pub fn format_rate(p: f64) -> String {
 
 /// Validates a target false-positive rate.
 pub(crate) fn check_fpr(p: f64) -> Result<f64, crate::Error> {
-    if p.is_nan() || p <= 0.0 || p >= 1.0 {
-        return Err(crate::Error::invalid(
-            "fpr",
+    check_probability("fpr", p)
+}
+
+/// Accepts a probability strictly between 0 and 1 (NaN rejected), or an
+/// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming
+/// `name`: the filter's rate, the sketch's epsilon and delta, Parquet's
+/// fpp.
+pub(crate) fn check_probability(name: &'static str, p: f64) -> Result<f64, crate::Error> {
+    if p > 0.0 && p < 1.0 {
+        Ok(p)
+    } else {
+        Err(crate::Error::invalid(
+            name,
             format!(
                 "must be a number strictly between 0 and 1, got {}",
                 format_rate(p)
             ),
-        ));
+        ))
     }
-    Ok(p)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use super::{CountMinScheme, CountMinSketch, MAX_COUNTERS, MAX_ROWS};
 use crate::Error;
 use crate::bits::BitArray;
 use crate::hash::DEFAULT_SEED;
+use crate::params::check_probability;
 
 /// Builds a [`CountMinSketch`] from either
 ///
@@ -227,21 +228,6 @@ impl CountMinBuilder {
             depth,
             copies: 1,
         })
-    }
-}
-
-/// Accepts a probability strictly between 0 and 1 (NaN rejected).
-fn check_probability(name: &'static str, p: f64) -> Result<f64, Error> {
-    if p > 0.0 && p < 1.0 {
-        Ok(p)
-    } else {
-        Err(Error::invalid(
-            name,
-            format!(
-                "must be strictly between 0 and 1, got {}",
-                crate::params::format_rate(p)
-            ),
-        ))
     }
 }
 

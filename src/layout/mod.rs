@@ -281,8 +281,19 @@ fn best_over_k_in(
         let k0 = ((1.0 / p).log2().round().max(1.0) as u32).min(MAX_HASHES);
         (k0 / 2).max(1)..=(k0 + 3).min(MAX_HASHES)
     });
+    best_of(p, candidates, bits_for)
+}
+
+/// The smallest `(m, k)` over the ks tried (the first k on a tie), or an
+/// error naming `fpr` when no k reaches p within `MAX_BITS`: the one search
+/// loop of every layout's sizing.
+pub(crate) fn best_of(
+    p: f64,
+    ks: impl IntoIterator<Item = u32>,
+    bits_for: impl Fn(u32) -> Option<u64>,
+) -> Result<(u64, u32), Error> {
     let mut best: Option<(u64, u32)> = None;
-    for k in candidates {
+    for k in ks {
         if let Some(m) = bits_for(k)
             && best.is_none_or(|(bm, _)| m < bm)
         {

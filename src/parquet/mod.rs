@@ -284,7 +284,7 @@ impl SplitBlockFilter {
     /// # Errors
     /// [`Error::InvalidParameter`] (`fpp`) unless `0 < fpp < 1`.
     pub fn with_ndv_fpp(ndv: u64, fpp: f64) -> Result<Self, Error> {
-        check_rate(fpp, "fpp")?;
+        crate::params::check_probability("fpp", fpp)?;
         Self::new((parquet_num_bytes(ndv, fpp) / BLOCK_BYTES) as u64)
     }
 
@@ -295,7 +295,7 @@ impl SplitBlockFilter {
     /// [`Error::InvalidParameter`] (`fpr`) unless `0 < fpr < 1`, or if the
     /// rate needs more than [`MAX_BLOCKS`] blocks.
     pub fn with_fpr(n: u64, fpr: f64) -> Result<Self, Error> {
-        check_rate(fpr, "fpr")?;
+        crate::params::check_probability("fpr", fpr)?;
         Self::new(blocks_for(n, fpr)?)
     }
 
@@ -557,20 +557,6 @@ impl std::fmt::Debug for SplitBlockFilter {
             .field("num_blocks", &self.num_blocks())
             .field("count_ones", &self.count_ones())
             .finish()
-    }
-}
-
-fn check_rate(p: f64, name: &'static str) -> Result<(), Error> {
-    if p > 0.0 && p < 1.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            name,
-            format!(
-                "must be strictly between 0 and 1, got {}",
-                crate::params::format_rate(p)
-            ),
-        ))
     }
 }
 

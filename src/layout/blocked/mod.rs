@@ -328,24 +328,7 @@ pub(crate) fn size_for(
     if n == 0 {
         return Ok((BLOCK_BITS, ks[0].min(fixed_k.unwrap_or(1))));
     }
-    let mut best: Option<(u64, u32)> = None;
-    for k in ks {
-        if let Some(m) = smallest_bits(p, BLOCK_BITS, |m| fpr(m, k))
-            && best.is_none_or(|(bm, _)| m < bm)
-        {
-            best = Some((m, k));
-        }
-    }
-    best.ok_or_else(|| {
-        Error::invalid(
-            "fpr",
-            format!(
-                "a rate of {} needs more than the maximum of {} bits for this many items",
-                crate::params::format_rate(p),
-                crate::params::MAX_BITS
-            ),
-        )
-    })
+    super::best_of(p, ks, |k| smallest_bits(p, BLOCK_BITS, |m| fpr(m, k)))
 }
 
 /// The k minimising the rate of m bits holding n keys.
