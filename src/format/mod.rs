@@ -94,15 +94,10 @@ pub(crate) fn validate(bytes: &[u8], verify_checksum: bool) -> Result<(Header, &
     // len == total fits in usize, so these casts are exact.
     let payload_end = payload_end as usize;
     if verify_checksum {
-        let stored = le_u64(&bytes[payload_end..]);
-        let computed = xxh3_64(&bytes[..payload_end]);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch {
-                field: "checksum",
-                stored,
-                computed,
-            });
-        }
+        check_checksum(
+            le_u64(&bytes[payload_end..]),
+            xxh3_64(&bytes[..payload_end]),
+        )?;
     }
     let payload = &bytes[HEADER_LEN..payload_end];
     check_padding(&header, le_u64(&payload[payload.len() - 8..]))?;
@@ -239,15 +234,10 @@ impl BloomFilter {
             load_le(dst, src);
             hasher.update(src);
         }
-        let stored = le_u64(&bytes[HEADER_LEN + payload.len()..]);
-        let computed = hasher.digest();
-        if stored != computed {
-            return Err(Error::ChecksumMismatch {
-                field: "checksum",
-                stored,
-                computed,
-            });
-        }
+        check_checksum(
+            le_u64(&bytes[HEADER_LEN + payload.len()..]),
+            hasher.digest(),
+        )?;
         filter.set_insert_calls(header.insert_calls);
         Ok(filter)
     }
@@ -301,6 +291,20 @@ impl BloomFilter {
         let (header, parsed) = read_header(&mut file)?;
         parsed.check_len(len)?;
         read_body(file, &parsed, &header, true)
+    }
+}
+
+/// [`Error::ChecksumMismatch`] (`checksum`) unless the stored trailer
+/// equals the checksum computed over the bytes before it.
+fn check_checksum(stored: u64, computed: u64) -> Result<(), Error> {
+    if stored == computed {
+        Ok(())
+    } else {
+        Err(Error::ChecksumMismatch {
+            field: "checksum",
+            stored,
+            computed,
+        })
     }
 }
 
@@ -378,15 +382,7 @@ fn read_body<R: Read>(
             got: (HEADER_LEN + payload_len + got) as u64,
         });
     }
-    let stored = u64::from_le_bytes(trailer);
-    let computed = hasher.digest();
-    if stored != computed {
-        return Err(Error::ChecksumMismatch {
-            field: "checksum",
-            stored,
-            computed,
-        });
-    }
+    check_checksum(u64::from_le_bytes(trailer), hasher.digest())?;
     let words: &mut [u64] = bytemuck::cast_slice_mut(&mut blocks);
     if cfg!(target_endian = "big") {
         for w in words.iter_mut() {

@@ -6,10 +6,9 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use lesshash::BloomFilter;
 
 use crate::input::{CHUNK, Chunks, InputArgs, for_each_line, strip_eol};
-use crate::output::{FileId, check_not_stdout, input_id};
+use crate::output::{check_not_stdout, input_id, load_filter};
 
 /// The context of a failed write of the selected lines.
 const STDOUT: &str = "cannot write to stdout";
@@ -33,12 +32,7 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     // `filter F -i x >> x` would read its own output forever; `>> F` would
     // append lines to the filter file.
     check_not_stdout(input_id(args.input.path()), &args.input.name())?;
-    check_not_stdout(
-        FileId::of_path(&args.filter),
-        &args.filter.display().to_string(),
-    )?;
-    let filter = BloomFilter::read_file(&args.filter)
-        .with_context(|| format!("cannot load filter {}", args.filter.display()))?;
+    let filter = load_filter(&args.filter)?;
     let name = args.input.name();
     let mut chunks = Chunks::new(args.input.open()?);
     let spec = args.input.key_spec();

@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use lesshash::BloomFilter;
 
-use crate::output::{FileId, check_not_stdout};
+use crate::output::load_filter;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -17,13 +16,7 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    // `>> FILTER` would append text to the filter file.
-    check_not_stdout(
-        FileId::of_path(&args.filter),
-        &args.filter.display().to_string(),
-    )?;
-    let f = BloomFilter::read_file(&args.filter)
-        .with_context(|| format!("cannot load filter {}", args.filter.display()))?;
+    let f = load_filter(&args.filter)?;
     let n = f.insert_calls();
     let bits_per_key = if n == 0 {
         "-".to_string()

@@ -126,6 +126,14 @@ pub(crate) fn check_not_stdout(input: Option<FileId>, name: &str) -> Result<()> 
     Ok(())
 }
 
+/// Loads the filter file a command reads (`filter`, `query`, `info`),
+/// refusing first when stdout is that file (`>> FILTER` would append text
+/// to it).
+pub(crate) fn load_filter(path: &Path) -> Result<BloomFilter> {
+    check_not_stdout(FileId::of_path(path), &path.display().to_string())?;
+    BloomFilter::read_file(path).with_context(|| format!("cannot load filter {}", path.display()))
+}
+
 /// A filter output opened for writing (`-o`).
 pub(crate) struct Output {
     /// The path as given, for messages.
