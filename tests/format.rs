@@ -1090,3 +1090,53 @@ fn the_insert_counter_saturates_on_every_path() {
         assert!(f.insert_calls() > 5, "{name} counts from a loaded value");
     }
 }
+
+/// `write_file` replaces what a symbolic link points to (the link stays),
+/// writes straight through a FIFO (renaming over it would replace the pipe
+/// with a file), and refuses a directory by name.
+#[cfg(unix)]
+#[test]
+fn write_file_follows_links_and_writes_through_fifos() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = filter(Layout::Blocked, Scheme::DoubleHashing, 4096, 6, 50, 3);
+
+    let target = dir.path().join("target.lhbf");
+    std::fs::write(&target, b"old").unwrap();
+    let link = dir.path().join("link.lhbf");
+    std::os::unix::fs::symlink("target.lhbf", &link).unwrap();
+    f.write_file(&link).unwrap();
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), f.to_bytes());
+    // A dangling link: its target is created.
+    let dangling = dir.path().join("dangling.lhbf");
+    std::os::unix::fs::symlink("created.lhbf", &dangling).unwrap();
+    f.write_file(&dangling).unwrap();
+    assert_eq!(
+        std::fs::read(dir.path().join("created.lhbf")).unwrap(),
+        f.to_bytes()
+    );
+
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || std::fs::read(fifo).unwrap())
+        };
+        f.write_file(&fifo).unwrap();
+        assert_eq!(reader.join().unwrap(), f.to_bytes());
+        let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+        assert!(
+            std::os::unix::fs::FileTypeExt::is_fifo(&kind),
+            "the FIFO was replaced"
+        );
+    }
+
+    let err = f.write_file(dir.path()).unwrap_err();
+    assert!(err.to_string().contains("`path`"), "{err}");
+}

@@ -259,21 +259,46 @@ impl BloomFilter {
         read_body(r, &parsed, &header, false)
     }
 
-    /// Writes the filter to `path` atomically: into a new temporary file in
-    /// the same directory, flushed to disk (`fsync`), then renamed over
-    /// `path` (and, on Unix, the directory synced). Readers see the old file
-    /// or the new one, never a partial one; on error the temporary file is
-    /// removed.
+    /// Writes the filter to `path`. A regular file (or a path where nothing
+    /// is yet) is written atomically: into a new temporary file in the same
+    /// directory, flushed to disk (`fsync`), then renamed over `path` (and,
+    /// on Unix, the directory synced), so readers see the old file or the
+    /// new one, never a partial one; on error the temporary file is removed.
+    /// A symbolic link is followed: its target is replaced, the link kept.
+    /// A FIFO or a character device (`/dev/stdout`, a pipe) is written
+    /// straight through: renaming over it would replace the device with a
+    /// file.
     ///
     /// # Errors
     /// [`Error::Io`] naming the step that failed;
-    /// [`Error::InvalidParameter`] (`path`) if `path` has no file name.
+    /// [`Error::InvalidParameter`] (`path`) if `path` has no file name or is
+    /// a directory, a socket or a block device.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        write_file_atomic(path.as_ref(), |file| {
+        let write = |file: &mut std::fs::File| {
             let mut w = std::io::BufWriter::new(file);
             self.write_to(&mut w)?;
-            w.flush().map_err(io_err("writing the temporary file"))
-        })
+            w.flush().map_err(io_err("writing the filter"))
+        };
+        let target = resolve_links(path.as_ref())?;
+        match std::fs::metadata(&target) {
+            Ok(m) if m.is_file() => write_file_atomic(&target, write),
+            Ok(m) if is_stream(&m.file_type()) => {
+                let mut file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&target)
+                    .map_err(io_err("opening the output"))?;
+                write(&mut file)
+            }
+            Ok(_) => Err(Error::invalid(
+                "path",
+                format!(
+                    "{} is not a regular file, a FIFO or a character device",
+                    target.display()
+                ),
+            )),
+            Err(e) if e.kind() == ErrorKind::NotFound => write_file_atomic(&target, write),
+            Err(e) => Err(io_err("reading the output's metadata")(e)),
+        }
     }
 
     /// Loads a filter from a file written by [`write_file`](Self::write_file)
@@ -403,6 +428,43 @@ fn read_body<R: Read>(
 /// Hand-written rather than `tempfile::NamedTempFile::persist`: it is 30
 /// lines, and a library should not pull a dependency tree (rustix,
 /// getrandom) into every user's build for one helper.
+/// `path` with every symbolic link along its last component followed (a
+/// dangling link gives the path it points to, which is then created).
+fn resolve_links(path: &Path) -> Result<std::path::PathBuf, Error> {
+    let mut p = path.to_path_buf();
+    // Linux's limit on links followed in one lookup.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&p).map_err(io_err("reading the symbolic link"))?;
+                p = match p.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(Error::invalid(
+        "path",
+        format!("{}: too many levels of symbolic links", path.display()),
+    ))
+}
+
+/// A FIFO or a character device: written in place, never renamed over.
+fn is_stream(t: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        t.is_fifo() || t.is_char_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = t;
+        false
+    }
+}
+
 fn write_file_atomic(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> Result<(), Error>,
