@@ -634,7 +634,7 @@ mod tests {
         assert_eq!(
             PAPER_BITS_PER_KEY.map(paper_hashes),
             [3, 6, 8, 11],
-            "the research notes' k"
+            "the paper's k (round(c ln 2))"
         );
     }
 
