@@ -86,6 +86,7 @@ mod geometry;
 pub mod kernel;
 mod lanes;
 mod layout;
+mod output_file;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
 mod prefetch;

@@ -49,6 +49,8 @@ pub use header::{Header, layout_from_id, scheme_from_id, scheme_id};
 use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 
+use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+
 use bytemuck::Zeroable;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
@@ -279,7 +281,7 @@ impl BloomFilter {
             self.write_to(&mut w)?;
             w.flush().map_err(io_err("writing the filter"))
         };
-        let target = resolve_links(path.as_ref())?;
+        let target = resolve_links(path.as_ref()).map_err(io_err("following the symbolic link"))?;
         match std::fs::metadata(&target) {
             Ok(m) if m.is_file() => write_file_atomic(&target, write),
             Ok(m) if is_stream(&m.file_type()) => {
@@ -428,76 +430,16 @@ fn read_body<R: Read>(
 /// Hand-written rather than `tempfile::NamedTempFile::persist`: it is 30
 /// lines, and a library should not pull a dependency tree (rustix,
 /// getrandom) into every user's build for one helper.
-/// `path` with every symbolic link along its last component followed (a
-/// dangling link gives the path it points to, which is then created).
-fn resolve_links(path: &Path) -> Result<std::path::PathBuf, Error> {
-    let mut p = path.to_path_buf();
-    // Linux's limit on links followed in one lookup.
-    for _ in 0..40 {
-        match std::fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = std::fs::read_link(&p).map_err(io_err("reading the symbolic link"))?;
-                p = match p.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(p),
-        }
-    }
-    Err(Error::invalid(
-        "path",
-        format!("{}: too many levels of symbolic links", path.display()),
-    ))
-}
-
-/// A FIFO or a character device: written in place, never renamed over.
-fn is_stream(t: &std::fs::FileType) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        t.is_fifo() || t.is_char_device()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = t;
-        false
-    }
-}
-
 fn write_file_atomic(
     path: &Path,
     write: impl FnOnce(&mut std::fs::File) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-
     let name = path
         .file_name()
         .ok_or_else(|| Error::invalid("path", format!("{} has no file name", path.display())))?;
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let (tmp, mut file) = loop {
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(name);
-        tmp_name.push(format!(
-            ".{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = dir.join(tmp_name);
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(io_err("creating the temporary file")(e)),
-        }
-    };
+    let dir = parent_dir(path);
+    let (tmp, mut file) =
+        create_temp_beside(path, name).map_err(io_err("creating the temporary file"))?;
     let result = (|| {
         write(&mut file)?;
         file.sync_all()

@@ -28,6 +28,10 @@ mod info;
 mod input;
 mod merge;
 mod output;
+// The output rules the library's `write_file` follows too, compiled into
+// both rather than made public API.
+#[path = "../../output_file.rs"]
+mod output_file;
 mod query;
 
 use std::io::IsTerminal;

@@ -19,6 +19,8 @@ use std::sync::{Mutex, MutexGuard, Once};
 use anyhow::{Context, Result, bail};
 use lesshash::BloomFilter;
 
+use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+
 /// Temporary files to remove if a signal ends the process. The signal
 /// thread holds the lock until it exits, so no file is created after it
 /// cleaned up, and a rename happens either wholly before or not at all.
@@ -193,7 +195,7 @@ impl Output {
         }
         let kind = match meta {
             Some(m) if m.is_dir() => bail!("cannot write {name}: it is a directory"),
-            Some(m) if is_stream(&m) => Kind::Direct(
+            Some(m) if is_stream(&m.file_type()) => Kind::Direct(
                 fs::OpenOptions::new()
                     .write(true)
                     .open(path)
@@ -278,62 +280,22 @@ impl Drop for Output {
     }
 }
 
-/// Whether writes to this file go to a reader or a device rather than to
-/// stored bytes: a FIFO or a character device.
-#[cfg(unix)]
-fn is_stream(meta: &fs::Metadata) -> bool {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    t.is_fifo() || t.is_char_device()
-}
-
-#[cfg(not(unix))]
-fn is_stream(_: &fs::Metadata) -> bool {
-    false
-}
-
 /// The temporary file beside the final target of `path` (symlinks
 /// resolved, so the rename replaces the link's target, not the link).
 fn atomic(path: &Path, existing: Option<&fs::Metadata>, name: &str) -> Result<Kind> {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-
     let target = resolve_links(path).with_context(|| format!("cannot write {name}"))?;
     let Some(file_name) = target.file_name() else {
         bail!("cannot write {name}: it has no file name");
     };
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = parent_dir(&target).to_path_buf();
     handle_signals()?;
     let mut pending = temporaries();
-    let (tmp, file) = loop {
-        let mut tmp_name = std::ffi::OsString::from(".");
-        tmp_name.push(file_name);
-        tmp_name.push(format!(
-            ".{}.{}.tmp",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        ));
-        let tmp = dir.join(tmp_name);
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
-        {
-            Ok(file) => break (tmp, file),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
-                return Err(e).with_context(|| {
-                    format!(
-                        "cannot write {name}: creating a temporary file in {}",
-                        dir.display()
-                    )
-                });
-            }
-        }
-    };
+    let (tmp, file) = create_temp_beside(&target, file_name).with_context(|| {
+        format!(
+            "cannot write {name}: creating a temporary file in {}",
+            dir.display()
+        )
+    })?;
     pending.push(tmp.clone());
     drop(pending);
     // A replaced file keeps its permissions (as `sed -i` does); a failure
@@ -347,24 +309,4 @@ fn atomic(path: &Path, existing: Option<&fs::Metadata>, name: &str) -> Result<Ki
         target,
         dir,
     })
-}
-
-/// `path` with every symlink in its last component followed (a dangling
-/// link gives the path it points to, which the write then creates).
-fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
-    let mut path = path.to_path_buf();
-    // Linux's own limit on a chain of links (ELOOP).
-    for _ in 0..40 {
-        match fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                let link = fs::read_link(&path)?;
-                path = match path.parent() {
-                    Some(dir) if link.is_relative() => dir.join(link),
-                    _ => link,
-                };
-            }
-            _ => return Ok(path),
-        }
-    }
-    Err(std::io::Error::other("too many levels of symbolic links"))
 }
