@@ -23,17 +23,18 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
-    __m256i, _mm256_add_epi32, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
-    _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmpgt_epi32,
+    __m256i, _mm_cvtsi32_si128, _mm256_add_epi32, _mm256_add_epi64, _mm256_and_si256,
+    _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
     _mm256_cmpgt_epi64, _mm256_mullo_epi32, _mm256_or_si256, _mm256_permutevar8x32_epi32,
     _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_setzero_si256,
-    _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_sub_epi32, _mm256_sub_epi64,
-    _mm256_testz_si256,
+    _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_srl_epi32, _mm256_srli_epi32, _mm256_sub_epi32,
+    _mm256_sub_epi64, _mm256_testz_si256,
 };
 
 use super::scalar::{self, SALTS, store};
 use super::{BlockSpec, FlatSpec, Kernel};
 use crate::lanes::{Lanes32, Lanes64};
+use crate::layout::blocked::addressing::InBlock;
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;
@@ -53,15 +54,22 @@ impl Avx2 {
     /// Whether the k probe bits of a blocked-layout key (its h2) are all
     /// set in `line`: the probes eight at a time in one vector, the block's
     /// sixteen 32-bit words looked up in registers (two `vpermd` and a
-    /// blend), no branch on the data. The same bits as the scalar probe
+    /// blend), no branch on the data (the branches test the filter's
+    /// constants, the same every call). The same bits as the scalar probe
     /// (`layout::blocked::position`; differential tests in
     /// `layout::blocked`).
     #[inline]
-    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
+    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, at: InBlock) -> bool {
         // SAFETY: `self` exists only if the CPU has AVX2 (see `detect`),
         // the one precondition of calling a `target_feature(enable =
         // "avx2")` function; it reads only through a shared reference.
-        unsafe { block_test_avx2(line, h2, k, seg, step) }
+        unsafe {
+            if at.step == 0 {
+                block_test_avx2::<false>(line, h2, &at)
+            } else {
+                block_test_avx2::<true>(line, h2, &at)
+            }
+        }
     }
 
     /// Sets the bits of a chunk of blocked-layout keys (blocks `blocks`,
@@ -75,11 +83,17 @@ impl Avx2 {
         words: &mut [u64],
         blocks: &[usize],
         hashes: &[u128],
-        (k, seg, step): (u32, u32, u32),
+        at: InBlock,
     ) {
         // SAFETY: as in `block_test`: the token proves AVX2; references
         // only, indexing checked.
-        unsafe { block_set_chunk_avx2(words, blocks, hashes, (k, seg, step)) }
+        unsafe {
+            if at.step == 0 {
+                block_set_chunk_avx2::<false>(words, blocks, hashes, &at)
+            } else {
+                block_set_chunk_avx2::<true>(words, blocks, hashes, &at)
+            }
+        }
     }
 
     /// [`block_test`](Self::block_test) for a chunk of keys: key j's block
@@ -93,43 +107,77 @@ impl Avx2 {
         words: &[u64],
         blocks: &[usize],
         hashes: &[u128],
-        (k, seg, step): (u32, u32, u32),
+        at: InBlock,
         out: &mut [bool],
     ) {
         // SAFETY: as in `block_test`: the token proves AVX2; shared and
         // exclusive references only, indexing checked.
-        unsafe { block_test_chunk_avx2(words, blocks, hashes, (k, seg, step), out) }
+        unsafe {
+            if at.step == 0 {
+                block_test_chunk_avx2::<false>(words, blocks, hashes, &at, out)
+            } else {
+                block_test_chunk_avx2::<true>(words, blocks, hashes, &at, out)
+            }
+        }
     }
 }
 
 #[target_feature(enable = "avx2")]
-fn block_test_chunk_avx2(
+fn block_test_chunk_avx2<const SPLIT: bool>(
     words: &[u64],
     blocks: &[usize],
     hashes: &[u128],
-    (k, seg, step): (u32, u32, u32),
+    at: &InBlock,
     out: &mut [bool],
 ) {
     let (lines, _) = words.as_chunks::<8>();
     for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-        *o = block_test_avx2(&lines[b], (h >> 64) as u64, k, seg, step);
+        *o = block_test_avx2::<SPLIT>(&lines[b], (h >> 64) as u64, at);
     }
 }
 
 #[target_feature(enable = "avx2")]
-fn block_set_chunk_avx2(
+fn block_set_chunk_avx2<const SPLIT: bool>(
     words: &mut [u64],
     blocks: &[usize],
     hashes: &[u128],
-    (k, seg, step): (u32, u32, u32),
+    at: &InBlock,
 ) {
     let (lines, _) = words.as_chunks_mut::<8>();
     for (&b, &h) in blocks.iter().zip(hashes) {
-        let [lo, hi] = block_mask_avx2((h >> 64) as u64, k, seg, step);
+        let [lo, hi] = block_mask_avx2::<SPLIT>((h >> 64) as u64, at);
         let line = &mut lines[b];
         let [a, c]: [__m256i; 2] = bytemuck::cast(*line);
         *line = bytemuck::cast([_mm256_or_si256(a, lo), _mm256_or_si256(c, hi)]);
     }
+}
+
+/// The in-block positions of probes `8g .. 8g + 8` of a key (`x`, its h2
+/// in both 64-bit halves of every lane pair, so lane j multiplies the low
+/// half for even j, the high half for odd j): `layout::blocked::InBlock::bit`
+/// on eight lanes. `SPLIT` is whether the layout is split-block (`at.step
+/// != 0`), a parameter so that the blocked probe compiles to one multiply
+/// and one shift (its segment is the whole 512-bit block: `x >> 23`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, at: &InBlock) -> __m256i {
+    let salts: [u32; 8] = SALTS[8 * g as usize..][..8].try_into().unwrap_or_default();
+    let y = _mm256_mullo_epi32(x, bytemuck::cast(salts));
+    if !SPLIT {
+        return _mm256_srli_epi32::<23>(y);
+    }
+    let offset = if at.shift != 0 {
+        _mm256_srl_epi32(y, _mm_cvtsi32_si128(at.shift as i32))
+    } else {
+        let seg = _mm256_set1_epi32(at.seg as i32);
+        _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_srli_epi32::<16>(y), seg))
+    };
+    let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    let probe = _mm256_add_epi32(iota, _mm256_set1_epi32((8 * g) as i32));
+    _mm256_add_epi32(
+        offset,
+        _mm256_mullo_epi32(probe, _mm256_set1_epi32(at.step as i32)),
+    )
 }
 
 /// The mask of a key's k bits in its block, as the block's two 256-bit
@@ -138,55 +186,39 @@ fn block_set_chunk_avx2(
 /// negative or above 31 for every other word (`vpsllvd` gives 0 there).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_mask_avx2(h2: u64, k: u32, seg: u32, step: u32) -> [__m256i; 2] {
+fn block_mask_avx2<const SPLIT: bool>(h2: u64, at: &InBlock) -> [__m256i; 2] {
     let x = _mm256_set1_epi64x(h2 as i64);
-    let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let segv = _mm256_set1_epi32(seg as i32);
     let one = _mm256_set1_epi32(1);
     // The first bit of each 32-bit word of the two halves.
     let first_lo = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
     let first_hi = _mm256_add_epi32(first_lo, _mm256_set1_epi32(256));
-    let mut base = _mm256_mullo_epi32(iota, _mm256_set1_epi32(step as i32));
-    let base_step = _mm256_set1_epi32((8 * step) as i32);
     let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-    let (groups, _) = SALTS.as_chunks::<8>();
-    for (g, salts) in groups.iter().take(k.div_ceil(8) as usize).enumerate() {
-        let y = _mm256_mullo_epi32(x, bytemuck::cast(*salts));
-        let t = _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_srli_epi32::<16>(y), segv));
-        let p = _mm256_add_epi32(t, base);
-        for j in 0..(k as i32 - 8 * g as i32).min(8) {
+    for g in 0..at.k.div_ceil(8) {
+        let p = group_positions::<SPLIT>(x, g, at);
+        for j in 0..(at.k - 8 * g).min(8) {
             // Lane j everywhere, in registers (a store of `p` and scalar
             // reloads stalled on store forwarding).
-            let pj = _mm256_permutevar8x32_epi32(p, _mm256_set1_epi32(j));
+            let pj = _mm256_permutevar8x32_epi32(p, _mm256_set1_epi32(j as i32));
             lo = _mm256_or_si256(lo, _mm256_sllv_epi32(one, _mm256_sub_epi32(pj, first_lo)));
             hi = _mm256_or_si256(hi, _mm256_sllv_epi32(one, _mm256_sub_epi32(pj, first_hi)));
         }
-        base = _mm256_add_epi32(base, base_step);
     }
     [lo, hi]
 }
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_test_avx2(line: &[u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> bool {
+fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
     let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
-    // Lanes alternate the low and high halves of h2: lane j is probe
-    // 8g + j's input, even probes the low half.
     let x = _mm256_set1_epi64x(h2 as i64);
-    let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    let segv = _mm256_set1_epi32(seg as i32);
     let one = _mm256_set1_epi32(1);
     let low5 = _mm256_set1_epi32(31);
-    let mut base = _mm256_mullo_epi32(iota, _mm256_set1_epi32(step as i32));
-    let base_step = _mm256_set1_epi32((8 * step) as i32);
     let mut miss = _mm256_setzero_si256();
-    let (groups, _) = SALTS.as_chunks::<8>();
-    for (g, salts) in groups.iter().take(k.div_ceil(8) as usize).enumerate() {
-        let y = _mm256_mullo_epi32(x, bytemuck::cast(*salts));
-        let t = _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_srli_epi32::<16>(y), segv));
-        let p = _mm256_add_epi32(t, base);
+    let groups = at.k.div_ceil(8);
+    for g in 0..groups {
+        let p = group_positions::<SPLIT>(x, g, at);
         let word = _mm256_srli_epi32::<5>(p);
         let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo_words, word));
         let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi_words, word));
@@ -194,11 +226,12 @@ fn block_test_avx2(line: &[u64; 8], h2: u64, k: u32, seg: u32, step: u32) -> boo
         // the sign bit, picks it.
         let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word));
         let w = _mm256_castps_si256(_mm256_blendv_ps(from_lo, from_hi, pick_hi));
-        let bit = _mm256_sllv_epi32(one, _mm256_and_si256(p, low5));
-        // Lanes past k test nothing.
-        let active = _mm256_cmpgt_epi32(_mm256_set1_epi32(k as i32 - 8 * g as i32), iota);
-        miss = _mm256_or_si256(miss, _mm256_andnot_si256(w, _mm256_and_si256(bit, active)));
-        base = _mm256_add_epi32(base, base_step);
+        let mut bit = _mm256_sllv_epi32(one, _mm256_and_si256(p, low5));
+        if g + 1 == groups {
+            // Lanes past k test nothing.
+            bit = _mm256_and_si256(bit, bytemuck::cast(at.last_lanes));
+        }
+        miss = _mm256_or_si256(miss, _mm256_andnot_si256(w, bit));
     }
     _mm256_testz_si256(miss, miss) == 1
 }

@@ -61,7 +61,7 @@ pub mod wide;
 use crate::Error;
 use crate::hash::split;
 use crate::lanes::{Lanes32, Lanes64, MAX_LANES};
-use crate::layout::blocked::addressing::{block_index, position_in, segment_bits};
+use crate::layout::blocked::addressing::{InBlock, block_index, position_in, segment_bits};
 use crate::params::{MAX_BITS, MAX_HASHES};
 use crate::salts::SALTS;
 use crate::scheme::{Progression, Scheme};
@@ -260,15 +260,13 @@ impl Simd {
         &self,
         line: &impl crate::bits::Line,
         h2: u64,
-        k: u32,
-        seg: u32,
-        step: u32,
+        at: InBlock,
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            return Some(line.with_words(|words| avx2.block_test(words, h2, k, seg, step)));
+            return Some(line.with_words(|words| avx2.block_test(words, h2, at)));
         }
-        let _ = (line, h2, k, seg, step);
+        let _ = (line, h2, at);
         None
     }
 }
@@ -283,14 +281,14 @@ impl Simd {
         words: &mut [u64],
         blocks: &[usize],
         hashes: &[u128],
-        params: (u32, u32, u32),
+        at: InBlock,
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            avx2.block_set_chunk(words, blocks, hashes, params);
+            avx2.block_set_chunk(words, blocks, hashes, at);
             return true;
         }
-        let _ = (words, blocks, hashes, params);
+        let _ = (words, blocks, hashes, at);
         false
     }
 
@@ -303,15 +301,15 @@ impl Simd {
         words: &[u64],
         blocks: &[usize],
         hashes: &[u128],
-        params: (u32, u32, u32),
+        at: InBlock,
         out: &mut [bool],
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            avx2.block_test_chunk(words, blocks, hashes, params, out);
+            avx2.block_test_chunk(words, blocks, hashes, at, out);
             return true;
         }
-        let _ = (words, blocks, hashes, params, out);
+        let _ = (words, blocks, hashes, at, out);
         false
     }
 }

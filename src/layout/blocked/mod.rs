@@ -31,9 +31,7 @@
 
 pub(crate) mod addressing;
 
-pub(crate) use addressing::{
-    BLOCK_BITS, block_index, lane_hash, lane_input, position, segment_bits,
-};
+pub(crate) use addressing::{BLOCK_BITS, InBlock, block_index, lane_hash, lane_input, position};
 
 use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
@@ -50,15 +48,8 @@ use crate::salts::SALTS;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Blocks {
     blocks: u64,
-    k: u32,
-    /// Bits per segment (512 when not split).
-    seg: u32,
-    /// The offset between consecutive probes' segments: `seg` when split,
-    /// 0 otherwise (so the base is a multiply, not a branch).
-    step: u32,
-    /// `32 - log2(seg)` when `seg` is a power of two (then a probe's offset
-    /// in its segment is `x >> shift`), 0 otherwise.
-    shift: u32,
+    /// Where each probe lands inside the block.
+    at: InBlock,
     /// The vector probe, if the kernel in use has one.
     simd: Simd,
 }
@@ -67,17 +58,9 @@ impl Blocks {
     /// `blocks` blocks (at least 1), k probes (1 to 64), probed with the
     /// vector probe of `kernel` where it has one.
     pub(crate) fn new(blocks: u64, k: u32, split: bool, kernel: Kernel) -> Self {
-        let seg = segment_bits(k, split);
         Self {
             blocks: blocks.max(1),
-            k,
-            seg,
-            step: if split { seg } else { 0 },
-            shift: if seg.is_power_of_two() {
-                32 - seg.trailing_zeros()
-            } else {
-                0
-            },
+            at: InBlock::new(k, split),
             simd: Simd::for_kernel(kernel),
         }
     }
@@ -96,12 +79,6 @@ impl Blocks {
         block_index(h1, self.blocks) as usize
     }
 
-    /// The in-block bit of probe `i` with mixed value `x` (as [`position`]).
-    #[inline(always)]
-    fn bit(&self, x: u32, i: u32) -> u32 {
-        i * self.step + (((x >> 16) * self.seg) >> 16)
-    }
-
     /// Calls `f(p)` with the in-block bit p of each of the k probes of a
     /// two-hash key (its h2), in probe order.
     ///
@@ -114,24 +91,23 @@ impl Blocks {
     #[inline(always)]
     fn for_each_bit(&self, h2: u64, mut f: impl FnMut(u32)) {
         let (lo, hi) = (h2 as u32, (h2 >> 32) as u32);
-        let k = self.k as usize;
-        let salts = &SALTS[..k];
-        if self.shift != 0 {
-            let shift = self.shift;
+        let InBlock { k, step, shift, .. } = self.at;
+        let salts = &SALTS[..k as usize];
+        if shift != 0 {
             let mut base = 0;
             let mut pairs = salts.chunks_exact(2);
             for pair in &mut pairs {
                 f(base + (lo.wrapping_mul(pair[0]) >> shift));
-                f(base + self.step + (hi.wrapping_mul(pair[1]) >> shift));
-                base += 2 * self.step;
+                f(base + step + (hi.wrapping_mul(pair[1]) >> shift));
+                base += 2 * step;
             }
             if let [salt] = pairs.remainder() {
                 f(base + (lo.wrapping_mul(*salt) >> shift));
             }
         } else {
-            for (i, &salt) in (0..self.k).zip(salts) {
+            for (i, &salt) in (0..k).zip(salts) {
                 let x = lane_input(h2, i).wrapping_mul(salt);
-                f(self.bit(x, i));
+                f(self.at.bit(x, i));
             }
         }
     }
@@ -140,7 +116,7 @@ impl Blocks {
     /// by the vector probe where there is one, else branch-free scalar code.
     #[inline(always)]
     pub(crate) fn test_line(&self, line: impl Line, h2: u64) -> bool {
-        match self.simd.block_test(&line, h2, self.k, self.seg, self.step) {
+        match self.simd.block_test(&line, h2, self.at) {
             Some(found) => found,
             None => self.test_line_scalar(line, h2),
         }
@@ -157,10 +133,9 @@ impl Blocks {
         hashes: &[u128],
         out: &mut [bool],
     ) {
-        let params = (self.k, self.seg, self.step);
         if !self
             .simd
-            .block_test_chunk(words, blocks, hashes, params, out)
+            .block_test_chunk(words, blocks, hashes, self.at, out)
         {
             for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
                 *o = self.test_line_scalar(words.line(b), (h >> 64) as u64);
@@ -211,9 +186,8 @@ impl Blocks {
         blocks: &[usize],
         hashes: &[u128],
     ) {
-        let params = (self.k, self.seg, self.step);
         if let Some(plain) = words.plain()
-            && self.simd.block_set_chunk(plain, blocks, hashes, params)
+            && self.simd.block_set_chunk(plain, blocks, hashes, self.at)
         {
             return;
         }
@@ -228,12 +202,12 @@ impl Blocks {
     fn independent(&self, bytes: &[u8], seed: u64) -> (usize, [u64; 8]) {
         let mut mask = [0u64; 8];
         let mut block = 0;
-        for i in 0..self.k {
+        for i in 0..self.at.k {
             let h = independent_hash(bytes, seed, i);
             if i == 0 {
                 block = self.block(h);
             }
-            let p = self.bit(h as u32, i);
+            let p = self.at.bit(h as u32, i);
             mask[(p >> 6) as usize & 7] |= 1 << (p & 63);
         }
         (block, mask)
@@ -265,8 +239,8 @@ impl Blocks {
     /// The oracle: a key's bit positions in probe order, computed directly
     /// from [`block_index`], [`lane_hash`] and [`position`] (allocates).
     pub(crate) fn positions(&self, bytes: &[u8], seed: u64, two_hash: bool) -> Vec<u64> {
-        let k = self.k;
-        let is_split = self.step != 0;
+        let k = self.at.k;
+        let is_split = self.at.step != 0;
         let (block, xs): (u64, Vec<u32>) = if two_hash {
             let (h1, h2) = split(crate::hash::hash128(bytes, seed));
             (
