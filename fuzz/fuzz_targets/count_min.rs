@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
 use lesshash::count_min::next_prime;
@@ -41,7 +41,7 @@ struct Input {
 /// Exact counts (saturating like the sketch) and the total.
 #[derive(Default, Clone)]
 struct Model {
-    counts: HashMap<Key, u64>,
+    counts: BTreeMap<Key, u64>,
     total: u64,
 }
 

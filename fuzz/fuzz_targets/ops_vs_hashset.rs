@@ -1,4 +1,5 @@
-//! A sequence of filter operations checked against a `HashSet` model: no
+//! A sequence of filter operations checked against a set model (a
+//! `BTreeSet`: ordered, so a seeded run repeats its coverage): no
 //! false negatives on any path, and every path (single, batch, pre-hashed,
 //! atomic, parallel through the atomic filter, serialized and loaded,
 //! viewed, serde) answers the same.
@@ -12,7 +13,7 @@
 #[path = "common.rs"]
 mod common;
 
-use std::collections::HashSet;
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
@@ -78,7 +79,7 @@ fn pool() -> &'static rayon::ThreadPool {
 }
 
 /// The filter must contain every key the model holds, on every query path.
-fn check_members(filter: &BloomFilter, model: &HashSet<Key>) {
+fn check_members(filter: &BloomFilter, model: &BTreeSet<Key>) {
     let keys: Vec<&Key> = model.iter().collect();
     let mut out = vec![false; keys.len()];
     filter.contains_batch(&keys, &mut out).unwrap();
@@ -100,7 +101,7 @@ fn run(input: Input) {
     };
     let two_hash = filter.scheme().is_two_hash();
     let seed = filter.seed();
-    let mut model: HashSet<Key> = HashSet::new();
+    let mut model: BTreeSet<Key> = BTreeSet::new();
     for op in input.ops {
         match op {
             Op::Insert(key) => {
@@ -293,7 +294,7 @@ fn run(input: Input) {
                 let by_fn = BloomFilter::intersection_of(&filter, &other).unwrap();
                 filter.intersect(&other).unwrap();
                 assert!(filter == by_fn, "intersect and intersection_of differ");
-                let keys: HashSet<Key> = keys.into_iter().collect();
+                let keys: BTreeSet<Key> = keys.into_iter().collect();
                 model.retain(|k| keys.contains(k));
                 check_members(&filter, &model);
             }
