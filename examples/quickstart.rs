@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use lesshash::{BloomFilter, Layout, Scheme, params};
+use lesshash::{BloomFilter, Layout, Scheme, rates};
 
 const N: usize = 1_000_000;
 const QUERIES: usize = 1_000_000;
@@ -40,7 +40,7 @@ fn main() -> Result<(), lesshash::Error> {
     println!("n = {N} keys, target false-positive rate {TARGET}, {QUERIES} non-member queries");
     println!(
         "space lower bound n*log2(1/p): {:.2} bits/key\n",
-        params::space_lower_bound(N as u64, TARGET) / N as f64
+        rates::space_lower_bound(N as u64, TARGET) / N as f64
     );
     println!(
         "{:<12} {:<16} {:>8} {:>3} {:>7} {:>10} {:>10} {:>10} {:>10}",

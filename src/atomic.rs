@@ -23,12 +23,10 @@ use std::mem::{ManuallyDrop, align_of, size_of};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use crate::Error;
-use crate::bits::{BitArray, Block, Line, Words, WordsMut};
+use crate::bits::{AlignedWords, Block, Line, Words, WordsMut};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::layout::Layout;
-use crate::scheme::Scheme;
 
 /// One cache line of atomic words: the layout of [`Block`].
 #[repr(C, align(64))]
@@ -159,7 +157,7 @@ impl AtomicBloomFilter {
         let blocks = unsafe { Vec::from_raw_parts(ptr.cast::<Block>(), len, cap) };
         BloomFilter::from_parts(
             self.geometry,
-            BitArray::from_blocks(blocks),
+            AlignedWords::from_blocks(blocks),
             self.insert_calls.into_inner(),
         )
     }
@@ -233,30 +231,7 @@ impl AtomicBloomFilter {
         self.geometry.contains_hash(&Shared(&self.blocks), hash)
     }
 
-    /// The number of bits m.
-    pub fn num_bits(&self) -> u64 {
-        self.geometry.num_bits
-    }
-
-    /// The number of probes k per key.
-    pub fn num_hashes(&self) -> u32 {
-        self.geometry.num_hashes
-    }
-
-    /// The layout.
-    pub fn layout(&self) -> Layout {
-        self.geometry.layout
-    }
-
-    /// The index scheme.
-    pub fn scheme(&self) -> Scheme {
-        self.geometry.scheme
-    }
-
-    /// The hash seed.
-    pub fn seed(&self) -> u64 {
-        self.geometry.seed
-    }
+    crate::geometry::parameter_getters!(geometry);
 
     /// Insert calls so far, from all threads.
     pub fn insert_calls(&self) -> u64 {

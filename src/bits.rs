@@ -1,8 +1,14 @@
-//! The bit array behind every filter: 64-byte-aligned blocks of 8 x u64.
+//! The storage behind every filter, and how probes read and write it.
 //!
-//! All layouts store their bits here. Classic and partitioned filters see it
-//! as a flat `[u64]` (bit `i` is bit `i % 64` of word `i / 64`); blocked
-//! layouts see it as `[Block]`, one cache line each. The words beyond the
+//! [`AlignedWords`]: zeroed, 64-byte-aligned blocks of 8 x u64. All layouts
+//! store their bits here (and the Count-Min sketch its 64-bit counters,
+//! for the same alignment and fallible zeroed allocation). The traits
+//! [`Words`], [`WordsMut`] and [`Line`] are the bit access every layout's
+//! probe goes through, over owned, borrowed (view) or atomic words.
+//!
+//! Classic and partitioned filters see the words as a flat `[u64]` (bit
+//! `i` is bit `i % 64` of word `i / 64`); blocked layouts see them as
+//! `[Block]`, one cache line each. The words beyond the
 //! layout's last bit are padding and stay zero, so counting ones over all
 //! words counts the filter's bits.
 //!
@@ -27,20 +33,21 @@ impl Block {
     pub const BITS: u64 = 512;
 }
 
-/// 64-byte-aligned, zero-initialised bit storage.
+/// 64-byte-aligned, zero-initialised u64 storage (a filter's bits, a
+/// sketch's counters).
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct BitArray {
+pub(crate) struct AlignedWords {
     blocks: Vec<Block>,
 }
 
 /// Shows the size only: a filter's bits are never dumped.
-impl std::fmt::Debug for BitArray {
+impl std::fmt::Debug for AlignedWords {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "BitArray({} blocks)", self.blocks.len())
+        write!(f, "AlignedWords({} blocks)", self.blocks.len())
     }
 }
 
-impl BitArray {
+impl AlignedWords {
     /// A zeroed array of at least `num_bits` bits (rounded up to whole
     /// blocks). `name` is the parameter reported if allocation fails.
     pub(crate) fn zeroed(num_bits: u64, name: &'static str) -> Result<Self, Error> {
@@ -300,23 +307,23 @@ mod tests {
     #[test]
     fn zeroed_is_aligned_and_sized() {
         for bits in [1u64, 64, 511, 512, 513, 100_000] {
-            let a = BitArray::zeroed(bits, "bits").unwrap();
+            let a = AlignedWords::zeroed(bits, "bits").unwrap();
             assert_eq!(a.words().len() as u64, bits.div_ceil(512) * 8);
             assert_eq!(a.words().as_ptr() as usize % 64, 0);
             assert_eq!(a.count_ones(), 0);
         }
-        assert!(BitArray::zeroed(0, "bits").unwrap().words().is_empty());
+        assert!(AlignedWords::zeroed(0, "bits").unwrap().words().is_empty());
     }
 
     #[test]
     fn impossible_size_is_an_error() {
-        let err = BitArray::zeroed(u64::MAX, "bits").unwrap_err();
+        let err = AlignedWords::zeroed(u64::MAX, "bits").unwrap_err();
         assert!(err.to_string().contains("`bits`"), "{err}");
     }
 
     #[test]
     fn count_and_clear() {
-        let mut a = BitArray::zeroed(1000, "bits").unwrap();
+        let mut a = AlignedWords::zeroed(1000, "bits").unwrap();
         for i in [0usize, 63, 64, 511, 512, 999] {
             a.words_mut()[i / 64] |= 1 << (i % 64);
         }

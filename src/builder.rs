@@ -8,8 +8,8 @@ use crate::geometry::{Geometry, Tuning};
 use crate::hash::DEFAULT_SEED;
 use crate::kernel::Kernel;
 use crate::layout::Layout;
-use crate::params::{MAX_BITS, MAX_HASHES, check_fpr};
 use crate::prefetch::Prefetch;
+use crate::rates::{MAX_BITS, MAX_HASHES, check_fpr};
 use crate::scheme::Scheme;
 
 /// Builds a [`BloomFilter`] from either

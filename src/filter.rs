@@ -3,13 +3,12 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::bits::BitArray;
+use crate::bits::AlignedWords;
 use crate::geometry::{Geometry, Tuning};
 use crate::hash::Key;
 use crate::kernel::Kernel;
 use crate::layout::{Layout, blocked, classic, partitioned};
 use crate::prefetch::Prefetch;
-use crate::scheme::Scheme;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
 /// not in the set".
@@ -32,7 +31,7 @@ use crate::scheme::Scheme;
 #[derive(Clone)]
 pub struct BloomFilter {
     geometry: Geometry,
-    bits: BitArray,
+    bits: AlignedWords,
     insert_calls: u64,
 }
 
@@ -40,7 +39,7 @@ impl BloomFilter {
     /// Allocates a filter of validated geometry.
     pub(crate) fn from_geometry(geometry: Geometry) -> Result<Self, Error> {
         Ok(Self {
-            bits: BitArray::zeroed(geometry.num_bits, "bits")?,
+            bits: AlignedWords::zeroed(geometry.num_bits, "bits")?,
             geometry,
             insert_calls: 0,
         })
@@ -77,7 +76,7 @@ impl BloomFilter {
     /// A filter of validated geometry over existing bits (the format and the
     /// atomic filter; no copy). `bits` must hold `geometry.num_bits` bits
     /// rounded up to whole blocks, padding zero.
-    pub(crate) fn from_parts(geometry: Geometry, bits: BitArray, insert_calls: u64) -> Self {
+    pub(crate) fn from_parts(geometry: Geometry, bits: AlignedWords, insert_calls: u64) -> Self {
         Self {
             geometry,
             bits,
@@ -86,7 +85,7 @@ impl BloomFilter {
     }
 
     /// The geometry, the bits and the insert counter, without copying.
-    pub(crate) fn into_parts(self) -> (Geometry, BitArray, u64) {
+    pub(crate) fn into_parts(self) -> (Geometry, AlignedWords, u64) {
         (self.geometry, self.bits, self.insert_calls)
     }
 
@@ -157,30 +156,7 @@ impl BloomFilter {
         self.insert_calls = 0;
     }
 
-    /// The number of bits m in use.
-    pub fn num_bits(&self) -> u64 {
-        self.geometry.num_bits
-    }
-
-    /// The number of probes k per key.
-    pub fn num_hashes(&self) -> u32 {
-        self.geometry.num_hashes
-    }
-
-    /// The layout.
-    pub fn layout(&self) -> Layout {
-        self.geometry.layout
-    }
-
-    /// The index scheme.
-    pub fn scheme(&self) -> Scheme {
-        self.geometry.scheme
-    }
-
-    /// The hash seed.
-    pub fn seed(&self) -> u64 {
-        self.geometry.seed
-    }
+    crate::geometry::parameter_getters!(geometry);
 
     /// How many insert calls the filter has seen since it was built or
     /// cleared (repeated keys count each time).
@@ -268,6 +244,7 @@ impl std::fmt::Debug for BloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Scheme;
 
     #[test]
     fn debug_does_not_dump_bits() {

@@ -12,6 +12,41 @@
 
 #![forbid(unsafe_code)]
 
+/// The parameter getters every filter type has (`num_bits`, `num_hashes`,
+/// `layout`, `scheme`, `seed`), read from its field `$field` (a
+/// [`Geometry`], or the format's header for a view): written once here,
+/// expanded in each type's `impl` block so that each keeps inherent methods
+/// (no trait to import).
+macro_rules! parameter_getters {
+    ($field:ident) => {
+        /// The number of bits m in use.
+        pub fn num_bits(&self) -> u64 {
+            self.$field.num_bits
+        }
+
+        /// The number of probes k per key.
+        pub fn num_hashes(&self) -> u32 {
+            self.$field.num_hashes
+        }
+
+        /// The layout.
+        pub fn layout(&self) -> $crate::Layout {
+            self.$field.layout
+        }
+
+        /// The index scheme.
+        pub fn scheme(&self) -> $crate::Scheme {
+            self.$field.scheme
+        }
+
+        /// The hash seed.
+        pub fn seed(&self) -> u64 {
+            self.$field.seed
+        }
+    };
+}
+pub(crate) use parameter_getters;
+
 use crate::bits::{Words, WordsMut};
 use crate::hash::hash128;
 use crate::kernel::Kernel;

@@ -34,8 +34,8 @@
 //! * [`Layout`]: `Classic` (one array) and `Partitioned` (k sub-arrays, the
 //!   paper's partition scheme), each sized by its own exact formula; and the
 //!   cache-line-blocked `Blocked` and `SplitBlock` (one 512-bit block per
-//!   key, sized by the blocked formula [`params::blocked_fpr`]).
-//! * [`params`]: the false-positive mathematics (asymptotic, Bloom's lower
+//!   key, sized by the blocked formula [`rates::blocked_fpr`]).
+//! * [`rates`]: the false-positive mathematics (asymptotic, Bloom's lower
 //!   bound, the exact classic rate, the partitioned rate, the space lower
 //!   bound, cardinality estimates).
 //! * [`batch`]: `insert_batch` / `contains_batch` (bools or a `Vec<u64>`
@@ -71,8 +71,8 @@ pub mod error;
 pub mod experiment;
 pub mod format;
 pub mod hash;
-pub mod params;
 pub mod parquet;
+pub mod rates;
 pub mod salts;
 pub mod scheme;
 

@@ -21,7 +21,7 @@
 use rayon::prelude::*;
 
 use crate::batch::{CHUNK, Plan, Stage, contains_pipeline, copy_hashes, hash_keys};
-use crate::bits::BitArray;
+use crate::bits::AlignedWords;
 use crate::filter::BloomFilter;
 use crate::hash::Key;
 use crate::{AtomicBloomFilter, Error};
@@ -77,7 +77,7 @@ impl BloomFilter {
         let plan = Plan::of(&geometry);
         let taken = std::mem::replace(
             self,
-            BloomFilter::from_parts(geometry, BitArray::from_blocks(Vec::new()), 0),
+            BloomFilter::from_parts(geometry, AlignedWords::from_blocks(Vec::new()), 0),
         );
         let shared = Shared {
             slot: self,

@@ -21,7 +21,7 @@ use crate::Error;
 use crate::bits::count_ones_in;
 use crate::filter::BloomFilter;
 use crate::layout::{Layout, classic};
-use crate::params::estimate_items;
+use crate::rates::estimate_items;
 
 impl BloomFilter {
     /// Checks that two filters can be combined: same layout, scheme, seed,

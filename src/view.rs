@@ -14,8 +14,6 @@ use crate::filter::BloomFilter;
 use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::layout::Layout;
-use crate::scheme::Scheme;
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
 /// that the payload (at offset 64) is block-aligned as in an owned filter.
@@ -120,30 +118,7 @@ impl<'a> FilterView<'a> {
         &self.header
     }
 
-    /// The number of bits m.
-    pub fn num_bits(&self) -> u64 {
-        self.header.num_bits
-    }
-
-    /// The number of probes k per key.
-    pub fn num_hashes(&self) -> u32 {
-        self.header.num_hashes
-    }
-
-    /// The layout.
-    pub fn layout(&self) -> Layout {
-        self.header.layout
-    }
-
-    /// The index scheme.
-    pub fn scheme(&self) -> Scheme {
-        self.header.scheme
-    }
-
-    /// The hash seed.
-    pub fn seed(&self) -> u64 {
-        self.header.seed
-    }
+    crate::geometry::parameter_getters!(header);
 
     /// The stored insert counter.
     pub fn insert_calls(&self) -> u64 {

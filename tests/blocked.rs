@@ -11,21 +11,21 @@
 //!   block's rate given its load; each block contributes independently
 //!   (nearly), so `v ~ Var(block rate) / (b E[block rate]^2)`, which is
 //!   computed below from the Binomial(n, 1/b) load and the layout's block
-//!   rate (`params::blocked_load_fpr` / `split_block_load_fpr`).
+//!   rate (`rates::blocked_load_fpr` / `split_block_load_fpr`).
 //! * the requested-rate test: the sizing guarantees `f <= p`, so the count
 //!   must satisfy `X <= Q p + Z sqrt(Q p)` (one-sided, binomial).
 
 mod common;
 
 use common::{Z, binomial_variance, build, members, non_members};
-use lesshash::{BloomFilter, Layout, Scheme, params};
+use lesshash::{BloomFilter, Layout, Scheme, rates};
 
 const BLOCKED: [Layout; 2] = [Layout::Blocked, Layout::SplitBlock];
 
 fn load_rate(layout: Layout, keys: u64, k: u32) -> f64 {
     match layout {
-        Layout::SplitBlock => params::split_block_load_fpr(keys, k),
-        _ => params::blocked_load_fpr(keys, k),
+        Layout::SplitBlock => rates::split_block_load_fpr(keys, k),
+        _ => rates::blocked_load_fpr(keys, k),
     }
 }
 
@@ -87,8 +87,8 @@ fn measured_rate_matches_the_blocked_formula() {
                 let rate = x as f64 / queries as f64;
                 let formula = layout.fpr(scheme, f.num_bits(), n, k);
                 let ideal = match layout {
-                    Layout::SplitBlock => params::split_block_fpr(f.num_bits(), n, k),
-                    _ => params::blocked_fpr(f.num_bits(), n, k),
+                    Layout::SplitBlock => rates::split_block_fpr(f.num_bits(), n, k),
+                    _ => rates::blocked_fpr(f.num_bits(), n, k),
                 };
                 assert!((formula - ideal).abs() <= 1e-12 + 1e-9 * ideal);
                 let var = binomial_variance(formula, queries)
@@ -179,7 +179,7 @@ fn sizing_uses_the_blocked_formula() {
         // The classic formula at the blocked filter's size would claim less
         // than the rate the blocked formula gives: a peer's pitfall.
         let (m, k) = (f.num_bits(), f.num_hashes());
-        assert!(params::classic_fpr(m, n, k) < layout.fpr(f.scheme(), m, n, k));
+        assert!(rates::classic_fpr(m, n, k) < layout.fpr(f.scheme(), m, n, k));
     }
     // 1e-4 needs about 20 bits/key; the blocked optimum is well below
     // c ln 2 = 14.
@@ -202,7 +202,7 @@ fn sizing_uses_the_blocked_formula() {
 #[test]
 fn formulas_are_total_and_bounded_for_huge_n() {
     for n in [1u64 << 50, 1_000_000_000_000_000, u64::MAX] {
-        for m in [512u64, 1 << 30, params::MAX_BITS] {
+        for m in [512u64, 1 << 30, rates::MAX_BITS] {
             for k in [1u32, 7, 16, 64] {
                 for layout in BLOCKED {
                     let p = layout.fpr(Scheme::default(), m, n, k);
@@ -219,7 +219,7 @@ fn formulas_are_total_and_bounded_for_huge_n() {
             .fpr(0.01)
             .geometry()
         {
-            Ok((m, _)) => assert!(m <= params::MAX_BITS),
+            Ok((m, _)) => assert!(m <= rates::MAX_BITS),
             Err(e) => assert!(e.to_string().contains("`fpr`"), "{e}"),
         }
     }
@@ -231,7 +231,7 @@ fn formulas_are_total_and_bounded_for_huge_n() {
 fn no_false_negatives_any_k_any_block_count() {
     for &layout in &BLOCKED {
         for blocks in [1u64, 2, 3, 7] {
-            for k in 1..=lesshash::params::MAX_HASHES {
+            for k in 1..=lesshash::rates::MAX_HASHES {
                 for scheme in [Scheme::default(), Scheme::Independent] {
                     let seed = u64::from(k) * 31 + blocks;
                     let mut f = build(layout, scheme, blocks * 512, k, seed);

@@ -13,7 +13,7 @@
 mod common;
 
 use common::{SplitMix64, Z, binomial_variance, members, non_members};
-use lesshash::params::{
+use lesshash::rates::{
     MAX_BITS, MAX_HASHES, bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items,
     optimal_hashes, pair_collision_rate, partitioned_fpr,
 };
@@ -545,7 +545,7 @@ fn fuzz_ops_serde_cbor_above_four_kib() {
 /// k = `u32::MAX` (m = 2^46, n = 1). Every input must give a rate in [0, 1].
 #[test]
 fn rate_functions_are_total_at_huge_k() {
-    use lesshash::params::{blocked_fpr, split_block_fpr};
+    use lesshash::rates::{blocked_fpr, split_block_fpr};
     type Rate = fn(u64, u64, u32) -> f64;
     let rates: [(&str, Rate); 6] = [
         ("classic", classic_fpr),

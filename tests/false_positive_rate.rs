@@ -12,7 +12,7 @@
 mod common;
 
 use common::{Z, binomial_variance, build, members, non_members};
-use lesshash::{BloomFilter, Layout, Scheme, params};
+use lesshash::{BloomFilter, Layout, Scheme, rates};
 
 const N: u64 = 100_000;
 const QUERIES: usize = 1_000_000;
@@ -37,7 +37,7 @@ struct Measured {
 
 fn measure(layout: Layout, scheme: Scheme, c: u64, seed: u64) -> (Measured, f64) {
     let m = c * N;
-    let k = params::optimal_hashes(m, N);
+    let k = rates::optimal_hashes(m, N);
     let mut f = build(layout, scheme, m, k, seed);
     f.insert_batch(&members(seed, N as usize));
     let queries = non_members(seed, QUERIES);

@@ -11,7 +11,7 @@ mod common;
 
 use common::SplitMix64;
 use lesshash::kernel::{self, BlockSpec, FlatSpec, Kernel};
-use lesshash::{Enhancement, Scheme, params::MAX_BITS};
+use lesshash::{Enhancement, Scheme, rates::MAX_BITS};
 use proptest::prelude::*;
 
 const TWO_HASH: [Scheme; 3] = [

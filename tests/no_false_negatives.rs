@@ -2,7 +2,7 @@
 
 mod common;
 
-use lesshash::{BloomFilter, Layout, Scheme, hash_key, params::MAX_HASHES};
+use lesshash::{BloomFilter, Layout, Scheme, hash_key, rates::MAX_HASHES};
 use proptest::prelude::*;
 
 fn layouts() -> impl Strategy<Value = Layout> {

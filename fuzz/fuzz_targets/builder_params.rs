@@ -10,7 +10,7 @@ mod common;
 
 use arbitrary::Arbitrary;
 use lesshash::count_min::{MAX_COUNTERS, MAX_ROWS, two_hash_bound};
-use lesshash::params::{
+use lesshash::rates::{
     MAX_BITS, MAX_HASHES, bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items,
     optimal_hashes, pair_collision_rate, partitioned_fpr,
 };

@@ -190,7 +190,7 @@ fn kernels(
         }
     } else {
         let scheme = common::scheme(scheme);
-        let range = range % (lesshash::params::MAX_BITS + 1);
+        let range = range % (lesshash::rates::MAX_BITS + 1);
         let stride = if partitioned { range } else { 0 };
         let spec = match FlatSpec::new(scheme, range, stride, k) {
             Ok(s) => s,

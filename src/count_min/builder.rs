@@ -9,9 +9,9 @@ use std::f64::consts::E;
 use super::primes::{is_prime, next_prime};
 use super::{CountMinScheme, CountMinSketch, MAX_COUNTERS, MAX_ROWS};
 use crate::Error;
-use crate::bits::BitArray;
+use crate::bits::AlignedWords;
 use crate::hash::DEFAULT_SEED;
-use crate::params::check_probability;
+use crate::rates::check_probability;
 
 /// Builds a [`CountMinSketch`] from either
 ///
@@ -123,7 +123,7 @@ impl CountMinBuilder {
         let dims = self.dimensions()?;
         let counters = dims.width * u64::from(dims.depth) * u64::from(dims.copies);
         // `counters <= MAX_COUNTERS = 2^40`, so the bit count cannot overflow.
-        let storage = BitArray::zeroed(counters * 64, "width")?;
+        let storage = AlignedWords::zeroed(counters * 64, "width")?;
         Ok(CountMinSketch {
             scheme: self.scheme,
             seed: self.seed,

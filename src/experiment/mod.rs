@@ -71,7 +71,7 @@ pub use tables::{CSV_HEADER, csv, markdown_summary, markdown_table, parse_csv, s
 use rayon::prelude::*;
 
 use crate::hash::{hash_key, hash128};
-use crate::{BloomFilter, Enhancement, Error, Layout, Scheme, params};
+use crate::{BloomFilter, Enhancement, Error, Layout, Scheme, rates};
 
 /// The paper's bits per key, `c in {4, 8, 12, 16}`.
 pub const PAPER_BITS_PER_KEY: [u32; 4] = [4, 8, 12, 16];
@@ -89,12 +89,12 @@ pub const MAX_QUERIES_PER_TRIAL: u64 = 10_000_000;
 /// `{floor(c ln 2), ceil(c ln 2)}` (at least 1) minimising
 /// `(1 - e^{-k/c})^k`.
 pub fn paper_hashes(bits_per_key: u32) -> u32 {
-    params::optimal_hashes(u64::from(bits_per_key), 1)
+    rates::optimal_hashes(u64::from(bits_per_key), 1)
 }
 
 /// The asymptotic rate `p = (1 - e^{-k/c})^k`.
 pub fn asymptotic_fpr(bits_per_key: u32, hashes: u32) -> f64 {
-    params::classic_fpr(u64::from(bits_per_key), 1, hashes)
+    rates::classic_fpr(u64::from(bits_per_key), 1, hashes)
 }
 
 /// The paper's number of queries per trial, `ceil(10 / p)`.
@@ -313,11 +313,11 @@ impl Config {
             for &c in &self.bits_per_key {
                 if u64::from(c)
                     .checked_mul(n)
-                    .is_none_or(|m| m > params::MAX_BITS)
+                    .is_none_or(|m| m > rates::MAX_BITS)
                 {
                     return Err(Error::invalid(
                         "set_sizes",
-                        format!("n = {n} at c = {c} exceeds {} bits", params::MAX_BITS),
+                        format!("n = {n} at c = {c} exceeds {} bits", rates::MAX_BITS),
                     ));
                 }
             }
@@ -621,126 +621,4 @@ pub fn wilson_interval(x: u64, total: u64, z: f64) -> (f64, f64) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paper_constants() {
-        // Sec. 8: c = 8 gives k = 6, p ~ 0.021577 and 464 queries.
-        assert_eq!(paper_hashes(8), 6);
-        let p = asymptotic_fpr(8, 6);
-        assert!((p - 0.021577).abs() < 1e-6, "{p}");
-        assert_eq!(queries_per_trial(p), 464);
-        assert_eq!(
-            PAPER_BITS_PER_KEY.map(paper_hashes),
-            [3, 6, 8, 11],
-            "the paper's k (round(c ln 2))"
-        );
-    }
-
-    #[test]
-    fn wilson_contains_the_rate_and_narrows() {
-        let (lo, hi) = wilson_interval(100, 10_000, 1.96);
-        assert!(lo < 0.01 && 0.01 < hi);
-        let (lo2, hi2) = wilson_interval(1000, 100_000, 1.96);
-        assert!(hi2 - lo2 < (hi - lo) / 3.0);
-        assert_eq!(wilson_interval(0, 0, 1.96), (0.0, 1.0));
-        assert_eq!(wilson_interval(0, 10, 1.96).0, 0.0);
-    }
-
-    #[test]
-    fn trials_are_capped_by_inserts() {
-        let c = Config::quick();
-        assert_eq!(c.trials_for(5_000), 250);
-        assert_eq!(c.trials_for(50_000), 50);
-        assert_eq!(c.trials_for(500_000), 5);
-        assert_eq!(Config::paper().trials_for(500_000), 10_000);
-    }
-
-    #[test]
-    fn bad_configs_name_their_field() {
-        let base = Config::quick();
-        for (config, name) in [
-            (
-                Config {
-                    bits_per_key: vec![],
-                    ..base.clone()
-                },
-                "`bits_per_key`",
-            ),
-            (
-                Config {
-                    bits_per_key: vec![0],
-                    ..base.clone()
-                },
-                "`bits_per_key`",
-            ),
-            (
-                Config {
-                    bits_per_key: vec![40],
-                    ..base.clone()
-                },
-                "`bits_per_key`",
-            ),
-            (
-                Config {
-                    set_sizes: vec![0],
-                    ..base.clone()
-                },
-                "`set_sizes`",
-            ),
-            (
-                Config {
-                    set_sizes: vec![u64::MAX / 2],
-                    ..base.clone()
-                },
-                "`set_sizes`",
-            ),
-            (
-                Config {
-                    trials: 0,
-                    ..base.clone()
-                },
-                "`trials`",
-            ),
-            (
-                Config {
-                    max_inserts: Some(0),
-                    ..base.clone()
-                },
-                "`max_inserts`",
-            ),
-            (
-                Config {
-                    variants: vec![],
-                    ..base.clone()
-                },
-                "`variants`",
-            ),
-        ] {
-            let msg = run(&config, |_| {}).unwrap_err().to_string();
-            assert!(msg.contains(name), "expected {name} in: {msg}");
-        }
-    }
-
-    #[test]
-    fn variants_cover_layouts_and_paper_names_are_unique() {
-        let every = Variant::every();
-        assert_eq!(every.len(), Layout::ALL.len() * Scheme::ALL.len());
-        let all = Variant::all();
-        assert!(all.iter().all(|v| v.same_answers_as().is_none()));
-        for v in every.iter().filter(|v| !all.contains(v)) {
-            assert!(all.contains(&v.same_answers_as().unwrap()), "{v:?}");
-        }
-        let named: Vec<_> = all.iter().filter_map(|v| v.paper_name()).collect();
-        assert_eq!(named.len(), 5);
-        for v in Variant::paper() {
-            assert!(all.contains(&v) && v.paper_name().is_some());
-        }
-        for v in every {
-            assert_eq!(Variant::from_id(&v.id()), Some(v));
-        }
-        assert_eq!(Variant::from_id("classic"), None);
-        assert_eq!(Variant::from_id("classic/triple"), None);
-    }
-}
+mod tests;

@@ -12,7 +12,7 @@ use crate::bits::Block;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::layout::Layout;
-use crate::params::{MAX_BITS, MAX_HASHES};
+use crate::rates::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Enhancement, Scheme};
 
 /// The stable id of a scheme in the format (independent of the enum's order).

@@ -55,7 +55,7 @@ use bytemuck::Zeroable;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::Error;
-use crate::bits::{BitArray, Block};
+use crate::bits::{AlignedWords, Block};
 use crate::filter::BloomFilter;
 
 /// The first 8 bytes of every serialized filter: a non-ASCII byte (catches
@@ -371,7 +371,7 @@ fn read_body<R: Read>(
     let total_blocks = header.num_bits.div_ceil(Block::BITS) as usize;
     let mut blocks: Vec<Block> = if trusted_len || payload_len <= EAGER_LIMIT {
         // alloc_zeroed: pages are mapped as the read fills them.
-        BitArray::zeroed(header.num_bits, "m")?.into_blocks()
+        AlignedWords::zeroed(header.num_bits, "m")?.into_blocks()
     } else {
         Vec::new()
     };
@@ -419,7 +419,7 @@ fn read_body<R: Read>(
     check_padding(header, words[payload_len / 8 - 1])?;
     Ok(BloomFilter::from_parts(
         geometry,
-        BitArray::from_blocks(blocks),
+        AlignedWords::from_blocks(blocks),
         header.insert_calls,
     ))
 }
@@ -463,7 +463,7 @@ fn write_file_atomic(
 mod tests {
     use super::*;
     use crate::layout::Layout;
-    use crate::params::MAX_BITS;
+    use crate::rates::MAX_BITS;
     use crate::scheme::Scheme;
 
     #[test]

@@ -62,7 +62,7 @@ use crate::Error;
 use crate::hash::split;
 use crate::lanes::{Lanes32, Lanes64, MAX_LANES};
 use crate::layout::blocked::addressing::{InBlock, block_index, position_in, segment_bits};
-use crate::params::{MAX_BITS, MAX_HASHES};
+use crate::rates::{MAX_BITS, MAX_HASHES};
 use crate::salts::SALTS;
 use crate::scheme::{Progression, Scheme};
 

@@ -1,6 +1,6 @@
 //! The classic layout: one array of m bits, every probe anywhere in it.
 //!
-//! * FPR after n keys: the exact formula [`crate::params::classic_fpr_exact`]
+//! * FPR after n keys: the exact formula [`crate::rates::classic_fpr_exact`]
 //!   (Bloom's formula is a lower bound and would undersize small filters).
 //! * Sizing ([`Layout::size_for`](super::Layout)): for each k near the
 //!   optimum, the smallest m whose rate (this formula plus the two-hash
@@ -10,7 +10,7 @@
 //! * The two-hash floor: two keys whose `(h1 mod m, h2 mod m)` pairs coincide
 //!   have identical probe sets, so a two-hash filter's rate is at least about
 //!   `n / m^2` (s/(r(r-1)) per member, see
-//!   [`pair_collision_rate`](crate::params::pair_collision_rate)). It is
+//!   [`pair_collision_rate`](crate::rates::pair_collision_rate)). It is
 //!   negligible at ordinary rates but sets the size at tiny ones: for
 //!   n = 10^6 the builder gives 28.8 bits/key at p = 10^-6 with either
 //!   scheme, 47.6 (double hashing) against 43.1 (independent) at 10^-9, and
@@ -25,7 +25,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::params::{classic_fpr_exact, estimate_items};
+use crate::rates::{classic_fpr_exact, estimate_items};
 
 /// The exact rate under ideal hashing after n keys.
 pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {

@@ -16,7 +16,7 @@ pub(crate) mod partitioned;
 use std::ops::RangeInclusive;
 
 use crate::Error;
-use crate::params::MAX_HASHES;
+use crate::rates::MAX_HASHES;
 use crate::scheme::Scheme;
 
 /// Where the k probes of a key go.
@@ -160,7 +160,7 @@ impl Layout {
             return Ok((MIN_SIZED_BITS.next_multiple_of(step(k)), k));
         }
         let bits_for =
-            |k: u32, fpr: &dyn Fn(u64) -> f64| crate::params::smallest_bits(p, step(k), fpr);
+            |k: u32, fpr: &dyn Fn(u64) -> f64| crate::rates::smallest_bits(p, step(k), fpr);
         // The exact classic rate costs O(k^2) per evaluation and a search
         // evaluates it ~80 times per k: pick the candidate k by the
         // asymptotic rate (same pair-collision term), then size exactly only
@@ -170,7 +170,7 @@ impl Layout {
             (None, Layout::Classic) => {
                 let (_, k_est) = best_over_k(p, None, |k| {
                     bits_for(k, &|m| {
-                        self.fpr_with(scheme, m, n, k, crate::params::classic_fpr)
+                        self.fpr_with(scheme, m, n, k, crate::rates::classic_fpr)
                     })
                 })?;
                 Some(k_est.saturating_sub(1).max(1)..=(k_est + 1).min(MAX_HASHES))
@@ -187,22 +187,22 @@ impl Layout {
         if self.is_blocked() {
             return blocked::optimal_hashes(self == Layout::SplitBlock, m, n);
         }
-        crate::params::optimal_hashes(m, n)
+        crate::rates::optimal_hashes(m, n)
     }
 
     /// The expected false-positive rate after n keys in m bits with k probes
     /// per key, derived by `scheme`: the layout's exact rate under ideal
     /// hashing, plus, for the two-hash schemes, the chance that a query's
     /// probes coincide with all of one member's
-    /// ([`pair_collision_rate`](crate::params::pair_collision_rate)). This is
+    /// ([`pair_collision_rate`](crate::rates::pair_collision_rate)). This is
     /// the formula the builder sizes by.
     ///
     /// Degenerate arguments give the rate they mean rather than a panic: with
     /// `k = 0` no probe can reject a key (1.0); with `n = 0` nothing is set
     /// (0.0, for k >= 1). For the classic layout, k above
-    /// [`MAX_HASHES`](crate::params::MAX_HASHES) (no filter has it) gives
+    /// [`MAX_HASHES`](crate::rates::MAX_HASHES) (no filter has it) gives
     /// Bloom's formula, a lower bound; see
-    /// [`classic_fpr_exact`](crate::params::classic_fpr_exact).
+    /// [`classic_fpr_exact`](crate::rates::classic_fpr_exact).
     pub fn fpr(self, scheme: Scheme, m: u64, n: u64, k: u32) -> f64 {
         self.fpr_with(scheme, m, n, k, classic::fpr)
     }
@@ -243,7 +243,7 @@ impl Layout {
             (Layout::Classic, _) => (m, 1.0),
             (_, _) => (m / u64::from(k), 1.0),
         };
-        let coincide = crate::params::pair_collision_rate(range, n, sets_per_pair);
+        let coincide = crate::rates::pair_collision_rate(range, n, sets_per_pair);
         coincide + (1.0 - coincide) * ideal
     }
 }
@@ -306,8 +306,8 @@ pub(crate) fn best_of(
             format!(
                 "a rate of {} needs more than the maximum of {} bits for this many items \
                  with at most {MAX_HASHES} hashes",
-                crate::params::format_rate(p),
-                crate::params::MAX_BITS
+                crate::rates::format_rate(p),
+                crate::rates::MAX_BITS
             ),
         )
     })

@@ -21,7 +21,7 @@
 #![forbid(unsafe_code)]
 
 use crate::bits::count_ones_in;
-use crate::params::{estimate_items, partitioned_fpr};
+use crate::rates::{estimate_items, partitioned_fpr};
 
 /// The exact rate under ideal hashing after n keys.
 pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {

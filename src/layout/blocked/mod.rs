@@ -12,12 +12,12 @@
 //! * Probe: the key's block is read once as 8 words and its k bits tested
 //!   with `ok &= word >> bit`: no branch depends on the data. A key's bits
 //!   are set by OR-ing an 8-word mask into the block.
-//! * FPR: [`crate::params::blocked_fpr`], the binomial mixture over the
+//! * FPR: [`crate::rates::blocked_fpr`], the binomial mixture over the
 //!   query block's load of the exact rate of a 512-bit block. It needs 9.92
 //!   bits/key for 1% (classic: 9.59).
 //! * Sizing: m a multiple of 512, the smallest meeting p by that formula for
 //!   each k near the optimum; the best k is below `c ln 2` at high bits/key.
-//! * k: 1 to [`MAX_HASHES`](crate::params::MAX_HASHES) (the SIMD kernels do
+//! * k: 1 to [`MAX_HASHES`](crate::rates::MAX_HASHES) (the SIMD kernels do
 //!   8 probes per vector step).
 //! * All two-hash schemes address a block the same way (the in-block
 //!   positions come from the salts, not from the scheme's progression: a
@@ -37,7 +37,7 @@ use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
 use crate::kernel::{Kernel, Simd};
-use crate::params::{MAX_HASHES, blocked_fpr, estimate_items, smallest_bits, split_block_fpr};
+use crate::rates::{MAX_HASHES, blocked_fpr, estimate_items, smallest_bits, split_block_fpr};
 use crate::salts::SALTS;
 
 /// The addressing and probe of a blocked or split-block filter: which

@@ -1,5 +1,5 @@
 //! False-positive rates of the cache-line-blocked layouts (re-exported by
-//! [`crate::params`]).
+//! [`crate::rates`]).
 //!
 //! A blocked filter first picks one of `b = m / 512` blocks for a key, then
 //! sets k bits inside that block. Under ideal hashing the number `i` of
@@ -27,7 +27,7 @@
 
 use std::sync::OnceLock;
 
-use crate::params::{MAX_HASHES, classic_fpr_exact, pow_k};
+use crate::rates::{MAX_HASHES, classic_fpr_exact, pow_k};
 
 /// Bits per block of the blocked layouts.
 const BLOCK: u64 = 512;
@@ -192,7 +192,7 @@ pub fn split_block_load_fpr(keys: u64, k: u32) -> f64 {
 /// [`block_mixture`] of [`blocked_load_fpr`].
 ///
 /// ```
-/// use lesshash::params::blocked_fpr;
+/// use lesshash::rates::blocked_fpr;
 /// // 10 bits/key: 0.967% at k = 6, above the classic filter's 0.819%.
 /// let p = blocked_fpr(10_000_000, 1_000_000, 6);
 /// assert!((p - 0.00967).abs() < 0.0001, "{p}");
@@ -207,7 +207,7 @@ pub fn blocked_fpr(m: u64, n: u64, k: u32) -> f64 {
 /// [`block_mixture`] of [`split_block_load_fpr`].
 ///
 /// ```
-/// use lesshash::params::split_block_fpr;
+/// use lesshash::rates::split_block_fpr;
 /// // 10 bits/key, 8 x u64 segments: 1.049%.
 /// let p = split_block_fpr(10_000_000, 1_000_000, 8);
 /// assert!((p - 0.01049).abs() < 0.0001, "{p}");

@@ -1,0 +1,121 @@
+//! Unit tests of the parent module (kept in their own file so that the
+//! module itself stays readable).
+
+use std::f64::consts::E;
+
+use super::*;
+
+fn sieve(limit: usize) -> Vec<bool> {
+    let mut prime = vec![true; limit];
+    prime[0] = false;
+    prime[1] = false;
+    for i in 2..limit {
+        if prime[i] {
+            for j in (i * i..limit).step_by(i) {
+                prime[j] = false;
+            }
+        }
+    }
+    prime
+}
+
+#[test]
+fn is_prime_matches_a_sieve() {
+    let table = sieve(200_000);
+    for (n, &p) in table.iter().enumerate() {
+        assert_eq!(is_prime(n as u64), p, "n = {n}");
+    }
+}
+
+#[test]
+fn is_prime_on_large_and_adversarial_values() {
+    // Primes: 2^31-1, 2^61-1, the largest prime below 2^64.
+    for p in [2_147_483_647u64, (1 << 61) - 1, u64::MAX - 58] {
+        assert!(is_prime(p), "{p}");
+    }
+    // Strong pseudoprimes to several bases, Carmichael numbers, squares.
+    for c in [
+        3_215_031_751u64,
+        3_825_123_056_546_413_051,
+        561,
+        1_105,
+        4_759_123_141,
+        1_000_000_007 * 998_244_353,
+        u64::MAX,
+    ] {
+        assert!(!is_prime(c), "{c}");
+    }
+}
+
+#[test]
+fn next_prime_is_the_smallest_prime_at_or_above() {
+    let table = sieve(10_000);
+    for n in 0..9_000u64 {
+        let p = next_prime(n).unwrap();
+        assert!(p >= n && table[p as usize]);
+        assert!((n..p).all(|c| !table[c as usize]));
+    }
+    assert_eq!(next_prime(u64::MAX - 58), Some(u64::MAX - 58));
+    assert_eq!(next_prime(u64::MAX - 57), None);
+}
+
+#[test]
+fn two_hash_sizing_follows_the_paper() {
+    // epsilon = 0.01: w = smallest prime >= 2e/0.01 = 543.6 -> 547.
+    let b = CountMinSketch::builder().epsilon(0.01);
+    let dims = b.clone().delta(0.01).dimensions().unwrap();
+    assert_eq!(dims.width, 547);
+    assert_eq!(dims.copies, 1);
+    // Smallest d with the bound <= delta, and d-1 does not reach it.
+    assert!(two_hash_bound(0.01, 547, dims.depth) <= 0.01);
+    assert!(two_hash_bound(0.01, 547, dims.depth - 1) > 0.01);
+    // The "in particular" clause: d = ceil(ln(1/(eps(1 - 1/2e^2)))) reaches eps.
+    let d_paper = (1.0 / (0.01 * (1.0 - 1.0 / (2.0 * E * E)))).ln().ceil() as u32;
+    assert!(two_hash_bound(0.01, 547, d_paper) <= 0.01);
+    // 2/(eps w^2) = 6.7e-4: delta below it needs copies, each failing
+    // with probability <= eps; at most the paper's ceil(ln(1/delta)/ln(1/eps)).
+    let dims = b.delta(1e-6).dimensions().unwrap();
+    assert!(dims.copies > 1, "{dims:?}");
+    let paper_copies = ((1.0f64 / 1e-6).ln() / (1.0f64 / 0.01).ln()).ceil() as u32;
+    assert!(dims.copies <= paper_copies);
+    let per_copy = two_hash_bound(0.01, 547, dims.depth);
+    assert!(per_copy <= 0.01 && per_copy.powi(dims.copies as i32) <= 1e-6);
+    assert!(dims.depth <= d_paper);
+}
+
+#[test]
+fn classic_sizing_is_ceil_e_over_eps_by_ceil_ln_inv_delta() {
+    let dims = CountMinSketch::builder()
+        .scheme(CountMinScheme::Independent)
+        .epsilon(0.001)
+        .delta(0.01)
+        .dimensions()
+        .unwrap();
+    assert_eq!(
+        dims,
+        CountMinDimensions {
+            width: 2719,
+            depth: 5,
+            copies: 1
+        }
+    );
+}
+
+#[test]
+fn fast_indices_equal_the_oracle() {
+    for scheme in [CountMinScheme::Independent, CountMinScheme::DoubleHashing] {
+        for (eps, delta) in [(0.01, 0.01), (0.01, 1e-7), (0.3, 0.2), (0.001, 0.05)] {
+            let s = CountMinSketch::builder()
+                .scheme(scheme)
+                .epsilon(eps)
+                .delta(delta)
+                .seed(99)
+                .build()
+                .unwrap();
+            for key in 0..500u64 {
+                let want = reference_columns(scheme, &key.to_le_bytes(), 99, s.dimensions());
+                assert_eq!(s.columns(&key), want, "{scheme:?} {eps} {delta} {key}");
+            }
+        }
+    }
+}
