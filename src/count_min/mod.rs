@@ -414,13 +414,7 @@ impl CountMinSketch {
     /// # Errors
     /// [`Error::LengthMismatch`] if `out` and `keys` differ in length.
     pub fn estimate_batch<K: Key>(&self, keys: &[K], out: &mut [u64]) -> Result<(), Error> {
-        if keys.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                name: "out",
-                expected: keys.len(),
-                got: out.len(),
-            });
-        }
+        Error::check_len("out", keys.len(), out.len())?;
         for (key, slot) in keys.iter().zip(out) {
             *slot = self.estimate(key);
         }
