@@ -332,7 +332,10 @@ fn header_encoding_and_bad_headers_name_the_field() {
     assert_eq!(SplitBlockFilter::from_parquet_bytes(&bytes).unwrap(), f);
 }
 
-/// Arbitrary bytes never panic the header parser or the filter loader.
+/// Arbitrary bytes never panic the header parser or the filter loader:
+/// inputs too short to hold a header and a 32-byte bitset are errors, and
+/// a mutated header that still loads gives a filter that round-trips and
+/// holds exactly the bytes after its header.
 #[test]
 fn random_bytes_are_errors_not_panics() {
     let mut next = splitmix(3);
@@ -347,9 +350,22 @@ fn random_bytes_are_errors_not_panics() {
             v[at] = next() as u8;
             v
         };
-        let _ = parse_parquet_header(&bytes);
-        let _ = SplitBlockFilter::from_parquet_bytes(&bytes);
+        let header = parse_parquet_header(&bytes);
+        match SplitBlockFilter::from_parquet_bytes(&bytes) {
+            Ok(g) => {
+                assert!(i % 2 == 1, "{} random bytes loaded", bytes.len());
+                assert!(
+                    header.is_ok(),
+                    "the filter loaded but its header did not parse"
+                );
+                let again = g.to_parquet_bytes().unwrap();
+                assert_eq!(SplitBlockFilter::from_parquet_bytes(&again).unwrap(), g);
+                // The bitset is the input's tail: 64 zero bytes.
+                assert_eq!(&again[again.len() - 64..], &bytes[bytes.len() - 64..]);
+            }
+            Err(e) => assert!(!e.to_string().is_empty()),
+        }
         bytes.truncate(bytes.len() / 2);
-        let _ = SplitBlockFilter::from_parquet_bytes(&bytes);
+        assert!(SplitBlockFilter::from_parquet_bytes(&bytes).is_err());
     }
 }
