@@ -38,18 +38,76 @@ struct Input {
     ops: Vec<Op>,
 }
 
-/// Exact counts (saturating like the sketch) and the total.
-#[derive(Default, Clone)]
+/// Exact counts (saturating like the sketch) and the total, and an exact
+/// model of the counters: each update applied to the key's columns
+/// (`CountMinSketch::columns`) by the sketch's rule, plain (add the count)
+/// or conservative (raise each counter to the key's minimum plus the
+/// count). The sketch's estimates must equal the model's, so a sketch that
+/// ignored `conservative` fails.
+#[derive(Clone)]
 struct Model {
     counts: BTreeMap<Key, u64>,
     total: u64,
+    table: Vec<u64>,
+    width: usize,
+    conservative: bool,
 }
 
 impl Model {
-    fn add(&mut self, key: Key, count: u64) {
+    fn new(sketch: &CountMinSketch) -> Self {
+        let rows = sketch.columns(&[0u8]).len();
+        let width = sketch.width() as usize;
+        Model {
+            counts: BTreeMap::new(),
+            total: 0,
+            table: vec![0; rows * width],
+            width,
+            conservative: sketch.is_conservative(),
+        }
+    }
+
+    fn slots(&self, sketch: &CountMinSketch, key: Key) -> Vec<usize> {
+        let w = self.width;
+        let cols = sketch.columns(&[key]);
+        cols.iter()
+            .enumerate()
+            .map(|(row, &col)| row * w + col as usize)
+            .collect()
+    }
+
+    fn add(&mut self, sketch: &CountMinSketch, key: Key, count: u64) {
         let c = self.counts.entry(key).or_default();
         *c = c.saturating_add(count);
         self.total = self.total.saturating_add(count);
+        let at = self.slots(sketch, key);
+        if self.conservative {
+            let min = at.iter().map(|&i| self.table[i]).min().unwrap_or(0);
+            let target = min.saturating_add(count);
+            for i in at {
+                self.table[i] = self.table[i].max(target);
+            }
+        } else {
+            for i in at {
+                self.table[i] = self.table[i].saturating_add(count);
+            }
+        }
+    }
+
+    fn estimate(&self, sketch: &CountMinSketch, key: Key) -> u64 {
+        let at = self.slots(sketch, key);
+        at.iter().map(|&i| self.table[i]).min().unwrap_or(0)
+    }
+
+    /// `merge`: the counters and totals add up (saturating).
+    fn merge(&mut self, other: &Model) {
+        for (mine, theirs) in self.table.iter_mut().zip(&other.table) {
+            *mine = mine.saturating_add(*theirs);
+        }
+        for (&k, &c) in &other.counts {
+            let mine = self.counts.entry(k).or_default();
+            *mine = mine.saturating_add(c);
+        }
+        self.total = self.total.saturating_add(other.total);
     }
 }
 
@@ -78,26 +136,26 @@ fn run(input: Input) {
             return;
         }
     };
-    let mut model = Model::default();
+    let mut model = Model::new(&sketch);
     // The whole stream (since the last clear), to rebuild the sketch.
     let mut stream: Vec<(Key, u64)> = Vec::new();
     for op in input.ops {
         match op {
             Op::Add(key, count) => {
                 sketch.add(&[key], count);
-                model.add(key, count);
+                model.add(&sketch, key, count);
                 stream.push((key, count));
             }
             Op::AddSmall(key, count) => {
                 sketch.add(&[key], u64::from(count));
-                model.add(key, u64::from(count));
+                model.add(&sketch, key, u64::from(count));
                 stream.push((key, u64::from(count)));
             }
             Op::AddBatch(keys, count) => {
                 let keys: Vec<[u8; 1]> = keys.iter().map(|&k| [k]).collect();
                 sketch.add_batch(&keys, u64::from(count));
                 for k in keys {
-                    model.add(k[0], u64::from(count));
+                    model.add(&sketch, k[0], u64::from(count));
                     stream.push((k[0], u64::from(count)));
                 }
             }
@@ -106,7 +164,7 @@ fn run(input: Input) {
                     updates.iter().map(|&(k, c)| ([k], u64::from(c))).collect();
                 sketch.add_updates(&updates);
                 for (k, c) in updates {
-                    model.add(k[0], c);
+                    model.add(&sketch, k[0], c);
                     stream.push((k[0], c));
                 }
             }
@@ -126,18 +184,20 @@ fn run(input: Input) {
             }
             Op::Clear => {
                 sketch.clear();
-                model = Model::default();
+                model = Model::new(&sketch);
                 stream.clear();
                 assert_eq!(sketch.total(), 0);
             }
             Op::Merge(updates) => {
                 let mut other = builder.clone().build().unwrap();
+                let mut other_model = Model::new(&other);
                 for &(k, c) in &updates {
                     other.add(&[k], u64::from(c));
-                    model.add(k, u64::from(c));
+                    other_model.add(&other, k, u64::from(c));
                     stream.push((k, u64::from(c)));
                 }
                 sketch.merge(&other).unwrap();
+                model.merge(&other_model);
                 if !input.conservative {
                     // Linear sketch: the merge is the sketch of the whole stream.
                     let mut whole = builder.clone().build().unwrap();
@@ -168,6 +228,11 @@ fn check(sketch: &CountMinSketch, model: &Model) {
         let truth = model.counts.get(&key).copied().unwrap_or(0);
         let est = sketch.estimate(&[key]);
         assert!(est >= truth, "underestimate for {key}: {est} < {truth}");
+        assert_eq!(
+            est,
+            model.estimate(sketch, key),
+            "estimate of {key} differs from the counter model"
+        );
         if model.total < u64::MAX {
             assert!(
                 est <= model.total,
