@@ -61,7 +61,7 @@ pub mod wide;
 use crate::Error;
 use crate::hash::split;
 use crate::lanes::{Lanes32, Lanes64, MAX_LANES};
-use crate::layout::blocked::addressing::{InBlock, block_index, position_in, segment_bits};
+use crate::layout::blocked::addressing::{InBlock, block_index, position_in};
 use crate::rates::{MAX_BITS, MAX_HASHES};
 use crate::salts::SALTS;
 use crate::scheme::{Progression, Scheme};
@@ -414,7 +414,7 @@ pub(crate) fn block_positions_in<V: Lanes32>(
     positions_out: &mut [u32],
 ) {
     let n = hashes.len();
-    let seg = segment_bits(spec.k, spec.split);
+    let at = InBlock::new(spec.k, spec.split);
     for (c, (hs, bs)) in hashes
         .chunks(V::N)
         .zip(blocks_out.chunks_mut(V::N))
@@ -431,10 +431,9 @@ pub(crate) fn block_positions_in<V: Lanes32>(
         for i in 0..spec.k {
             // Even probes take the low half of h2, odd ones the high half.
             let x = if i % 2 == 0 { lo } else { hi };
-            let base = if spec.split { i * seg } else { 0 };
-            let p = position_in(x.mul(V::splat(SALTS[i as usize])), seg, base);
-            let at = i as usize * n + c * V::N;
-            p.store(&mut positions_out[at..at + hs.len()]);
+            let p = position_in(x.mul(V::splat(SALTS[i as usize])), at.seg, i * at.step);
+            let out = i as usize * n + c * V::N;
+            p.store(&mut positions_out[out..out + hs.len()]);
         }
     }
 }
