@@ -200,7 +200,7 @@ impl AtomicBloomFilter {
     /// Inserts a key, from any thread.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) {
-        key.with_bytes(|bytes| self.geometry.insert(&mut Shared(&self.blocks), bytes));
+        self.geometry.insert(&mut Shared(&self.blocks), key);
         self.count_insert();
     }
 
@@ -208,7 +208,7 @@ impl AtomicBloomFilter {
     /// docs for what concurrent inserts it sees).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|bytes| self.geometry.contains(&Shared(&self.blocks), bytes))
+        self.geometry.contains(&Shared(&self.blocks), key)
     }
 
     /// The filter's parameters.

@@ -284,7 +284,7 @@ impl BloomFilter {
             None => {
                 let words = self.words_mut();
                 for key in keys {
-                    key.with_bytes(|bytes| g.insert(words, bytes));
+                    g.insert(words, key);
                 }
             }
         }
@@ -341,7 +341,7 @@ impl BloomFilter {
             ),
             None => {
                 for (i, key) in keys.iter().enumerate() {
-                    hit(i, key.with_bytes(|bytes| g.contains(self.words(), bytes)));
+                    hit(i, g.contains(self.words(), key));
                 }
             }
         }

@@ -128,6 +128,13 @@ pub(crate) trait Words {
     /// Block `b` (one bounds check for the block; none per word after).
     fn line(&self, b: usize) -> Self::Line<'_>;
 
+    /// The storage as plain native words, when it is (the fused vector
+    /// single-key probe reads those directly); `None` otherwise.
+    #[inline(always)]
+    fn as_plain(&self) -> Option<&[u64]> {
+        None
+    }
+
     /// Whether bit `p` is set.
     #[inline(always)]
     fn bit(&self, p: u64) -> bool {
@@ -195,6 +202,11 @@ impl Words for [u64] {
     fn line(&self, b: usize) -> &[u64; 8] {
         &self.as_chunks::<8>().0[b]
     }
+
+    #[inline(always)]
+    fn as_plain(&self) -> Option<&[u64]> {
+        Some(self)
+    }
 }
 
 impl WordsMut for [u64] {
@@ -236,6 +248,12 @@ impl Words for LeWords<'_> {
     #[inline(always)]
     fn line(&self, b: usize) -> LeLine<'_> {
         LeLine(&self.0.as_chunks::<8>().0[b])
+    }
+
+    /// Little-endian words are the native words on a little-endian target.
+    #[inline(always)]
+    fn as_plain(&self) -> Option<&[u64]> {
+        cfg!(target_endian = "little").then_some(self.0)
     }
 }
 

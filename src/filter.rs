@@ -93,14 +93,14 @@ impl BloomFilter {
     #[inline]
     pub fn insert<K: Key + ?Sized>(&mut self, key: &K) {
         let (geometry, words) = (&self.geometry, self.bits.words_mut());
-        key.with_bytes(|bytes| geometry.insert(words, bytes));
+        geometry.insert(words, key);
         self.count_inserts(1);
     }
 
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|bytes| self.geometry.contains(self.bits.words(), bytes))
+        self.geometry.contains(self.bits.words(), key)
     }
 
     /// The index kernel this filter's batch paths run (and whose vector

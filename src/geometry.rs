@@ -48,7 +48,7 @@ macro_rules! parameter_getters {
 pub(crate) use parameter_getters;
 
 use crate::bits::{Words, WordsMut};
-use crate::hash::hash128;
+use crate::hash::{Key, hash128};
 use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::layout::blocked::{BLOCK_BITS, Blocks};
@@ -166,28 +166,64 @@ impl Geometry {
         self
     }
 
-    /// Whether all bits of the key with these bytes are set in `words`.
+    /// Whether all bits of `key` are set in `words`.
+    ///
+    /// The blocked layouts with a two-hash scheme (the defaults) are
+    /// inlined into the caller; the rest is one call away, in a function
+    /// still generic over the key type, so that its hashing stays
+    /// specialised to the key's length. (Inlined together, the flat and
+    /// `Independent` probes' register needs made every blocked query save
+    /// and restore six registers.)
     #[inline(always)]
-    pub(crate) fn contains<W: Words + ?Sized>(&self, words: &W, bytes: &[u8]) -> bool {
-        if self.scheme.is_two_hash() {
-            return self.contains_hash(words, hash128(bytes, self.seed));
-        }
+    pub(crate) fn contains<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
         match &self.probe {
-            Probe::Flat(p) => p.test_independent(words, bytes, self.seed),
-            Probe::Blocks(p) => p.test_independent(words, bytes, self.seed),
+            Probe::Blocks(p) if self.scheme.is_two_hash() => {
+                key.with_bytes(|bytes| p.test(words, hash128(bytes, self.seed)))
+            }
+            _ => self.contains_other(words, key),
         }
     }
 
-    /// Sets the bits of the key with these bytes in `words`.
+    /// [`contains`](Self::contains) for the flat layouts and the
+    /// `Independent` scheme.
+    #[inline(never)]
+    fn contains_other<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
+        key.with_bytes(|bytes| {
+            if self.scheme.is_two_hash() {
+                return self.contains_hash(words, hash128(bytes, self.seed));
+            }
+            match &self.probe {
+                Probe::Flat(p) => p.test_independent(words, bytes, self.seed),
+                Probe::Blocks(p) => p.test_independent(words, bytes, self.seed),
+            }
+        })
+    }
+
+    /// Sets the bits of `key` in `words` (inlined as
+    /// [`contains`](Self::contains) is).
     #[inline(always)]
-    pub(crate) fn insert<W: WordsMut + ?Sized>(&self, words: &mut W, bytes: &[u8]) {
-        if self.scheme.is_two_hash() {
-            return self.insert_hash(words, hash128(bytes, self.seed));
-        }
+    pub(crate) fn insert<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
         match &self.probe {
-            Probe::Flat(p) => p.set_independent(words, bytes, self.seed),
-            Probe::Blocks(p) => p.set_independent(words, bytes, self.seed),
+            Probe::Blocks(p) if self.scheme.is_two_hash() => {
+                key.with_bytes(|bytes| p.set(words, hash128(bytes, self.seed)))
+            }
+            _ => self.insert_other(words, key),
         }
+    }
+
+    /// [`insert`](Self::insert) for the flat layouts and the
+    /// `Independent` scheme.
+    #[inline(never)]
+    fn insert_other<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
+        key.with_bytes(|bytes| {
+            if self.scheme.is_two_hash() {
+                return self.insert_hash(words, hash128(bytes, self.seed));
+            }
+            match &self.probe {
+                Probe::Flat(p) => p.set_independent(words, bytes, self.seed),
+                Probe::Blocks(p) => p.set_independent(words, bytes, self.seed),
+            }
+        })
     }
 
     /// Whether all bits of a key given by its 128-bit hash are set; the

@@ -98,7 +98,7 @@ impl<'a> FilterView<'a> {
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        key.with_bytes(|bytes| self.geometry.contains(&LeWords(self.words), bytes))
+        self.geometry.contains(&LeWords(self.words), key)
     }
 
     /// The filter's parameters.

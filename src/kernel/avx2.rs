@@ -33,8 +33,9 @@ use core::arch::x86_64::{
 
 use super::scalar::{self, SALTS, store};
 use super::{BlockSpec, FlatSpec, Kernel};
+use crate::hash::split;
 use crate::lanes::{Lanes32, Lanes64};
-use crate::layout::blocked::addressing::InBlock;
+use crate::layout::blocked::addressing::{InBlock, block_index};
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;
@@ -68,6 +69,44 @@ impl Avx2 {
                 block_test_avx2::<false>(line, h2, &at)
             } else {
                 block_test_avx2::<true>(line, h2, &at)
+            }
+        }
+    }
+
+    /// Whether the key with this hash is possibly in a blocked-layout
+    /// filter of `blocks` blocks stored in plain `words`:
+    /// [`block_test`](Self::block_test) with the block looked up inside the
+    /// same AVX2 function.
+    #[inline]
+    pub(crate) fn block_contains(
+        self,
+        words: &[u64],
+        hash: u128,
+        blocks: u64,
+        at: &InBlock,
+    ) -> bool {
+        // SAFETY: as in `block_test`: the token proves AVX2; shared
+        // references only, indexing checked.
+        unsafe {
+            if at.step == 0 {
+                block_contains_avx2::<false>(words, hash, blocks, at)
+            } else {
+                block_contains_avx2::<true>(words, hash, blocks, at)
+            }
+        }
+    }
+
+    /// Sets the bits of the key with this hash:
+    /// [`block_contains`](Self::block_contains) for an insert.
+    #[inline]
+    pub(crate) fn block_insert(self, words: &mut [u64], hash: u128, blocks: u64, at: &InBlock) {
+        // SAFETY: as in `block_test`: the token proves AVX2; references
+        // only, indexing checked.
+        unsafe {
+            if at.step == 0 {
+                block_insert_avx2::<false>(words, hash, blocks, at)
+            } else {
+                block_insert_avx2::<true>(words, hash, blocks, at)
             }
         }
     }
@@ -145,10 +184,7 @@ fn block_set_chunk_avx2<const SPLIT: bool>(
 ) {
     let (lines, _) = words.as_chunks_mut::<8>();
     for (&b, &h) in blocks.iter().zip(hashes) {
-        let [lo, hi] = block_mask_avx2::<SPLIT>((h >> 64) as u64, at);
-        let line = &mut lines[b];
-        let [a, c]: [__m256i; 2] = bytemuck::cast(*line);
-        *line = bytemuck::cast([_mm256_or_si256(a, lo), _mm256_or_si256(c, hi)]);
+        or_mask::<SPLIT>(&mut lines[b], (h >> 64) as u64, at);
     }
 }
 
@@ -213,27 +249,79 @@ fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) ->
     // p >> 5, whichever word size it was set with.
     let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
     let x = _mm256_set1_epi64x(h2 as i64);
-    let one = _mm256_set1_epi32(1);
-    let low5 = _mm256_set1_epi32(31);
+    // Groups of eight probes; only the last has lanes past k, masked off.
+    // k <= 8 (the common case: every p above 0.4%) is its own straight-line
+    // path, one group with constant salts.
+    let last = if at.k <= 8 { 0 } else { at.k.div_ceil(8) - 1 };
     let mut miss = _mm256_setzero_si256();
-    let groups = at.k.div_ceil(8);
-    for g in 0..groups {
-        let p = group_positions::<SPLIT>(x, g, at);
-        let word = _mm256_srli_epi32::<5>(p);
-        let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo_words, word));
-        let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi_words, word));
-        // Word 8..16 lives in the high half: bit 3 of the index, moved to
-        // the sign bit, picks it.
-        let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word));
-        let w = _mm256_castps_si256(_mm256_blendv_ps(from_lo, from_hi, pick_hi));
-        let mut bit = _mm256_sllv_epi32(one, _mm256_and_si256(p, low5));
-        if g + 1 == groups {
-            // Lanes past k test nothing.
-            bit = _mm256_and_si256(bit, bytemuck::cast(at.last_lanes));
-        }
-        miss = _mm256_or_si256(miss, _mm256_andnot_si256(w, bit));
+    for g in 0..last {
+        miss = _mm256_or_si256(miss, group_miss::<SPLIT>(x, g, at, lo_words, hi_words));
     }
+    let tail = group_miss::<SPLIT>(x, last, at, lo_words, hi_words);
+    miss = _mm256_or_si256(miss, _mm256_and_si256(tail, bytemuck::cast(at.last_lanes)));
     _mm256_testz_si256(miss, miss) == 1
+}
+
+/// The probe bits of group `g` (probes `8g .. 8g + 8`) that are clear in the
+/// block whose sixteen 32-bit words are `lo_words` and `hi_words`: each
+/// probe's word looked up in registers (two `vpermd` and a blend), its bit
+/// and-not that word.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn group_miss<const SPLIT: bool>(
+    x: __m256i,
+    g: u32,
+    at: &InBlock,
+    lo_words: __m256i,
+    hi_words: __m256i,
+) -> __m256i {
+    let p = group_positions::<SPLIT>(x, g, at);
+    let word = _mm256_srli_epi32::<5>(p);
+    let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo_words, word));
+    let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi_words, word));
+    // Word 8..16 lives in the high half: bit 3 of the index, moved to the
+    // sign bit, picks it.
+    let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word));
+    let w = _mm256_castps_si256(_mm256_blendv_ps(from_lo, from_hi, pick_hi));
+    let bit = _mm256_sllv_epi32(
+        _mm256_set1_epi32(1),
+        _mm256_and_si256(p, _mm256_set1_epi32(31)),
+    );
+    _mm256_andnot_si256(w, bit)
+}
+
+/// ORs the mask of a key (its h2) into its line.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, at: &InBlock) {
+    let [lo, hi] = block_mask_avx2::<SPLIT>(h2, at);
+    let [a, c]: [__m256i; 2] = bytemuck::cast(*line);
+    *line = bytemuck::cast([_mm256_or_si256(a, lo), _mm256_or_si256(c, hi)]);
+}
+
+/// A single-key query from the key's hash to the answer in one AVX2
+/// function: block, bounds check and probe together, six arguments in
+/// registers. (The hash stays in the caller: inlined there, it is
+/// specialised to the key's length; called from here, XXH3 ran its
+/// length dispatch and made the query 1.5x slower.)
+#[target_feature(enable = "avx2")]
+fn block_contains_avx2<const SPLIT: bool>(
+    words: &[u64],
+    hash: u128,
+    blocks: u64,
+    at: &InBlock,
+) -> bool {
+    let (h1, h2) = split(hash);
+    let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
+    block_test_avx2::<SPLIT>(line, h2, at)
+}
+
+/// [`block_contains_avx2`] for an insert.
+#[target_feature(enable = "avx2")]
+fn block_insert_avx2<const SPLIT: bool>(words: &mut [u64], hash: u128, blocks: u64, at: &InBlock) {
+    let (h1, h2) = split(hash);
+    let line = &mut words.as_chunks_mut::<8>().0[block_index(h1, blocks) as usize];
+    or_mask::<SPLIT>(line, h2, at);
 }
 
 pub(crate) fn block_positions(

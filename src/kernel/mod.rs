@@ -272,6 +272,47 @@ impl Simd {
 }
 
 impl Simd {
+    /// Whether the key with this hash is possibly in a blocked-layout
+    /// filter of `blocks` blocks in plain `words`, addressed and tested in
+    /// one vector function; `None` when there is none (the caller runs the
+    /// scalar probe).
+    #[inline(always)]
+    pub(crate) fn block_contains(
+        &self,
+        words: &[u64],
+        hash: u128,
+        blocks: u64,
+        at: &InBlock,
+    ) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            return Some(avx2.block_contains(words, hash, blocks, at));
+        }
+        let _ = (words, hash, blocks, at);
+        None
+    }
+
+    /// [`block_contains`](Self::block_contains) for an insert into plain
+    /// words; `false` when there is no vector probe (nothing was set).
+    #[inline(always)]
+    pub(crate) fn block_insert(
+        &self,
+        words: &mut [u64],
+        hash: u128,
+        blocks: u64,
+        at: &InBlock,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_insert(words, hash, blocks, at);
+            return true;
+        }
+        let _ = (words, hash, blocks, at);
+        false
+    }
+}
+
+impl Simd {
     /// Sets the bits of a chunk of blocked-layout keys in plain words by the
     /// vector probe; `false` when there is none (the caller sets them in
     /// scalar code).

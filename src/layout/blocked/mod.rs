@@ -162,16 +162,38 @@ impl Blocks {
         mask
     }
 
-    /// Whether a two-hash key is possibly in `words`.
+    /// Whether a two-hash key is possibly in `words`. Plain words with a
+    /// vector probe: one call from the hash to the answer (the block, its
+    /// bounds check and the probe in the same vector function).
     #[inline(always)]
     pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
+        if let Some(plain) = words.as_plain()
+            && let Some(found) = self.simd.block_contains(plain, hash, self.blocks, &self.at)
+        {
+            return found;
+        }
+        self.test_other(words, hash)
+    }
+
+    /// [`test`](Self::test) without the fused vector call (atomic words,
+    /// a kernel without a vector probe), out of line: inlined into `test`,
+    /// its register needs made every fused query save and restore six
+    /// registers.
+    #[inline(never)]
+    fn test_other<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
         let (h1, h2) = split(hash);
         self.test_line(words.line(self.block(h1)), h2)
     }
 
-    /// Sets a two-hash key's bits in `words`.
+    /// Sets a two-hash key's bits in `words` (as [`test`](Self::test)
+    /// tests them).
     #[inline(always)]
     pub(crate) fn set<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
+        if let Some(plain) = words.plain()
+            && self.simd.block_insert(plain, hash, self.blocks, &self.at)
+        {
+            return;
+        }
         let b = self.block(hash as u64);
         self.set_chunk(words, &[b], &[hash]);
     }
