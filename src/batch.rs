@@ -40,7 +40,9 @@ use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
-pub use crate::prefetch::{PREFETCH_MIN_BYTES, Prefetch};
+pub use crate::prefetch::{
+    DEFAULT_PREFETCH_DISTANCE, MAX_PREFETCH_DISTANCE, PREFETCH_MIN_BYTES, Prefetch,
+};
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
 pub const CHUNK: usize = 32;
@@ -205,8 +207,10 @@ pub(crate) fn insert_pipeline(
     });
 }
 
-/// The pipeline: chunk c + 1 is hashed, planned and prefetched before chunk
-/// c is probed by `probe(stage, words, first key's index)`.
+/// The pipeline: with prefetching, chunk c + d (d the filter's prefetch
+/// distance) is hashed, planned and prefetched before chunk c is probed by
+/// `probe(stage, words, first key's index)`; without, each chunk is
+/// prepared just before its probe. The stages form a ring of d + 1.
 fn pipeline<S: AsRef<[u64]> + ?Sized>(
     plan: &Plan,
     tuning: Tuning,
@@ -222,26 +226,31 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
     let pf = tuning
         .prefetch
         .applies_to(std::mem::size_of_val(words.as_ref()));
-    let (mut cur, mut next) = (Stage::new(plan), Stage::new(plan));
     let chunks = n.div_ceil(CHUNK);
-    let len = |c: usize| CHUNK.min(n - c * CHUNK);
-    cur.prepare(plan, kernel, len(0), |hs| fill(0, hs));
-    if pf {
-        cur.prefetch(plan, words.as_ref());
+    // Never more stages than chunks: a short batch allocates one or two.
+    let ahead = if pf {
+        (tuning.prefetch_distance as usize).min(chunks - 1)
+    } else {
+        0
+    };
+    let slots = ahead + 1;
+    let mut ring: Vec<Box<Stage>> = (0..slots).map(|_| Stage::new(plan)).collect();
+    let mut prepare = |stage: &mut Stage, c: usize, words: &S| {
+        let len = CHUNK.min(n - c * CHUNK);
+        stage.prepare(plan, kernel, len, |hs| fill(c * CHUNK, hs));
+        if pf {
+            stage.prefetch(plan, words.as_ref());
+        }
+    };
+    for c in 0..ahead {
+        prepare(&mut ring[c % slots], c, words);
     }
     for c in 0..chunks {
-        if pf && c + 1 < chunks {
-            next.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
-            next.prefetch(plan, words.as_ref());
+        let later = c + ahead;
+        if later < chunks {
+            prepare(&mut ring[later % slots], later, words);
         }
-        probe(&cur, words, c * CHUNK);
-        if c + 1 < chunks {
-            if pf {
-                std::mem::swap(&mut cur, &mut next);
-            } else {
-                cur.prepare(plan, kernel, len(c + 1), |hs| fill((c + 1) * CHUNK, hs));
-            }
-        }
+        probe(&ring[c % slots], words, c * CHUNK);
     }
 }
 

@@ -4,11 +4,11 @@
 
 use crate::Error;
 use crate::filter::BloomFilter;
-use crate::geometry::{Geometry, Tuning};
+use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
 use crate::hash::DEFAULT_SEED;
 use crate::kernel::Kernel;
 use crate::layout::Layout;
-use crate::prefetch::Prefetch;
+use crate::prefetch::{DEFAULT_PREFETCH_DISTANCE, Prefetch};
 use crate::rates::{MAX_BITS, MAX_HASHES, check_fpr};
 use crate::scheme::Scheme;
 
@@ -51,6 +51,7 @@ pub struct Builder {
     seed: u64,
     kernel: Option<Kernel>,
     prefetch: Prefetch,
+    prefetch_distance: u32,
 }
 
 impl Default for Builder {
@@ -65,6 +66,7 @@ impl Default for Builder {
             seed: DEFAULT_SEED,
             kernel: None,
             prefetch: Prefetch::Auto,
+            prefetch_distance: DEFAULT_PREFETCH_DISTANCE,
         }
     }
 }
@@ -153,6 +155,7 @@ impl Builder {
         let tuning = Tuning {
             kernel,
             prefetch: self.prefetch,
+            prefetch_distance: check_prefetch_distance(self.prefetch_distance)?,
         };
         BloomFilter::from_geometry(
             Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k).with_tuning(tuning),
@@ -178,6 +181,18 @@ impl Builder {
     /// [`Prefetch::Auto`]: above [`PREFETCH_MIN_BYTES`](crate::batch::PREFETCH_MIN_BYTES)).
     pub fn prefetch(mut self, prefetch: Prefetch) -> Self {
         self.prefetch = prefetch;
+        self
+    }
+
+    /// How far ahead the batch paths prefetch, in chunks of
+    /// [`CHUNK`](crate::batch::CHUNK) keys (default
+    /// [`DEFAULT_PREFETCH_DISTANCE`](crate::batch::DEFAULT_PREFETCH_DISTANCE),
+    /// chosen by measurement). Never changes an answer; for tuning to
+    /// another memory system. `build` fails with
+    /// [`Error::InvalidParameter`] naming `prefetch_distance` outside 1 to
+    /// [`MAX_PREFETCH_DISTANCE`](crate::batch::MAX_PREFETCH_DISTANCE).
+    pub fn prefetch_distance(mut self, chunks: u32) -> Self {
+        self.prefetch_distance = chunks;
         self
     }
 

@@ -4,7 +4,7 @@
 
 use crate::Error;
 use crate::bits::AlignedWords;
-use crate::geometry::{Geometry, Tuning};
+use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
 use crate::hash::Key;
 use crate::kernel::Kernel;
 use crate::layout::{Layout, blocked, classic, partitioned};
@@ -133,6 +133,23 @@ impl BloomFilter {
     /// Sets this filter's batch prefetch mode (answers never depend on it).
     pub fn set_prefetch(&mut self, prefetch: Prefetch) {
         self.geometry.tuning.prefetch = prefetch;
+    }
+
+    /// How many chunks ahead this filter's batch paths prefetch.
+    pub fn prefetch_distance(&self) -> u32 {
+        self.geometry.tuning.prefetch_distance
+    }
+
+    /// Sets how many chunks of [`CHUNK`](crate::batch::CHUNK) keys ahead
+    /// the batch paths prefetch (answers never depend on it).
+    ///
+    /// # Errors
+    /// [`Error::InvalidParameter`] naming `prefetch_distance` outside 1 to
+    /// [`MAX_PREFETCH_DISTANCE`](crate::batch::MAX_PREFETCH_DISTANCE); the
+    /// filter is then unchanged.
+    pub fn set_prefetch_distance(&mut self, chunks: u32) -> Result<(), Error> {
+        self.geometry.tuning.prefetch_distance = check_prefetch_distance(chunks)?;
+        Ok(())
     }
 
     /// Inserts a key by its hash; the scheme is a two-hash one (the caller

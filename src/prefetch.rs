@@ -10,6 +10,17 @@
 /// development machine).
 pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
 
+/// How many chunks of [`CHUNK`](crate::batch::CHUNK) keys ahead of the
+/// probe the batch paths prefetch, unless a filter sets another distance
+/// ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance)):
+/// one chunk, 32 to 63 keys ahead. Chosen by measurement at 1e6, 1e7 and
+/// 1e8 keys (`docs/benchmarks.md`, "Prefetch distance").
+pub const DEFAULT_PREFETCH_DISTANCE: u32 = 1;
+
+/// The largest prefetch distance a filter accepts, in chunks (256 keys:
+/// far more lines than a core can have in flight).
+pub const MAX_PREFETCH_DISTANCE: u32 = 8;
+
 /// Whether the batch paths prefetch the cache lines of the next chunk (a
 /// filter's option: [`Builder::prefetch`](crate::Builder::prefetch),
 /// [`BloomFilter::set_prefetch`](crate::BloomFilter::set_prefetch)).

@@ -42,13 +42,24 @@ fn batch_equals_single_for_every_kernel_and_prefetch_mode() {
             keys.iter().for_each(|key| single.insert(key));
             let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
             for kern in Kernel::available() {
-                for mode in [Prefetch::Never, Prefetch::Always, Prefetch::Auto] {
-                    let ctx = format!("{layout:?} {scheme:?} m={m} k={k} n={n} {kern:?} {mode:?}");
+                for (mode, distance) in [
+                    (Prefetch::Never, 1),
+                    (Prefetch::Always, 1),
+                    (Prefetch::Always, 3),
+                    (Prefetch::Auto, 1),
+                ] {
+                    let ctx = format!(
+                        "{layout:?} {scheme:?} m={m} k={k} n={n} {kern:?} {mode:?} ahead {distance}"
+                    );
                     let tuned = || {
                         let mut f = build(layout, scheme, m, k, seed);
                         f.set_kernel(kern).unwrap();
                         f.set_prefetch(mode);
-                        assert_eq!((f.kernel(), f.prefetch()), (kern, mode));
+                        f.set_prefetch_distance(distance).unwrap();
+                        assert_eq!(
+                            (f.kernel(), f.prefetch(), f.prefetch_distance()),
+                            (kern, mode, distance)
+                        );
                         f
                     };
                     let mut f = tuned();
@@ -158,4 +169,34 @@ fn a_kernel_the_cpu_lacks_is_refused_by_name() {
     let back = BloomFilter::from_bytes(&f.to_bytes()).unwrap();
     assert_eq!(back.kernel(), Kernel::auto());
     assert!(back == f, "the kernel is not part of a filter's identity");
+}
+
+/// A prefetch distance outside 1 to `MAX_PREFETCH_DISTANCE` is refused by
+/// name, by the builder and by the setter (which then changes nothing).
+#[test]
+fn a_prefetch_distance_out_of_range_is_refused_by_name() {
+    use lesshash::batch::{DEFAULT_PREFETCH_DISTANCE, MAX_PREFETCH_DISTANCE};
+    let mut f = build(Layout::Blocked, Scheme::default(), 4096, 8, 1);
+    assert_eq!(f.prefetch_distance(), DEFAULT_PREFETCH_DISTANCE);
+    for bad in [0, MAX_PREFETCH_DISTANCE + 1, u32::MAX] {
+        let e = f.set_prefetch_distance(bad).unwrap_err();
+        assert!(e.to_string().contains("`prefetch_distance`"), "{e}");
+        assert_eq!(f.prefetch_distance(), DEFAULT_PREFETCH_DISTANCE);
+        let e = BloomFilter::builder()
+            .bits(4096)
+            .hashes(3)
+            .prefetch_distance(bad)
+            .build()
+            .unwrap_err();
+        assert!(e.to_string().contains("`prefetch_distance`"), "{e}");
+    }
+    for good in [1, MAX_PREFETCH_DISTANCE] {
+        let built = BloomFilter::builder()
+            .bits(4096)
+            .hashes(3)
+            .prefetch_distance(good)
+            .build()
+            .unwrap();
+        assert_eq!(built.prefetch_distance(), good);
+    }
 }

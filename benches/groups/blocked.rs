@@ -6,13 +6,16 @@
 //! `contains_miss`, `insert`; every iteration handles `BATCH` keys from a
 //! pool of 2^20 (so a 120 MiB filter is not served from cache).
 //!
-//! * `n=1e6` (1.2 MiB) and `n=1e8` (118 MiB): `auto` (default kernel and
-//!   prefetch mode), `prefetch-on`, `prefetch-off`;
+//! * `n=1e6` (1.2 MiB), `n=1e7` (12 MiB) and `n=1e8` (118 MiB): `auto`
+//!   (default kernel, prefetch mode and distance), `prefetch-off`,
+//!   `prefetch-on` (the default distance, one chunk ahead) and
+//!   `prefetch-ahead-<d>` (d = 2, 4, 8 chunks ahead): the prefetch
+//!   distance sweep;
 //! * kernels at n = 1e6: `kernel-scalar`, `kernel-wide`, `kernel-avx2`
 //!   (blocked and classic layouts, so "SIMD saved" shows on both);
 //! * `par` at n = 1e7: `par_contains_batch` on rayon pools of 1 and 2
 //!   threads, `PAR_BATCH` keys per iteration;
-//! * peers at n = 1e6 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
+//! * peers at n = 1e6, 1e7 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
 //!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom (1e6 only),
 //!   one call per key as their APIs offer.
 //! * beside the peers: lesshash's single-key calls (`single`) and the
@@ -75,6 +78,9 @@ fn bench_ops(
 ) {
     s.filter.set_kernel(Kernel::auto()).expect("available");
     s.filter.set_prefetch(Prefetch::Auto);
+    s.filter
+        .set_prefetch_distance(lesshash::batch::DEFAULT_PREFETCH_DISTANCE)
+        .expect("in range");
     configure(&mut s.filter);
     let name = layout.name();
     for op in ["contains_hit", "contains_miss"] {
@@ -114,19 +120,7 @@ pub fn register(c: &mut Criterion) {
     let mut s = setup(Layout::Blocked, 1_000_000);
     let auto = |_: &mut BloomFilter| {};
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e6", "auto", &auto);
-    for (variant, mode) in [
-        ("prefetch-on", Prefetch::Always),
-        ("prefetch-off", Prefetch::Never),
-    ] {
-        bench_ops(
-            &mut g,
-            &mut s,
-            Layout::Blocked,
-            "n=1e6",
-            variant,
-            &|f: &mut BloomFilter| f.set_prefetch(mode),
-        );
-    }
+    prefetch_sweep(&mut g, &mut s, "n=1e6");
     for kern in Kernel::available() {
         bench_ops(
             &mut g,
@@ -163,35 +157,54 @@ pub fn register(c: &mut Criterion) {
     floors(&mut g, &s, "n=1e6");
     drop(s);
 
-    // n = 1e7: parallel contains on 1 and 2 threads.
+    // n = 1e7 (12 MiB: beyond L2, inside the 32 MiB L3 this machine
+    // reports): default, the prefetch sweep, single-key calls and peers,
+    // parallel contains on 1 and 2 threads.
+    let mut s = setup(Layout::Blocked, 10_000_000);
+    bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e7", "auto", &auto);
+    prefetch_sweep(&mut g, &mut s, "n=1e7");
+    peers(&mut g, &s, 10_000_000, "n=1e7", false);
+    floors(&mut g, &s, "n=1e7");
     #[cfg(feature = "rayon")]
-    par(&mut g);
+    par(&mut g, &s);
+    drop(s);
 
     // n = 1e8 (118 MiB, DRAM-resident): default, prefetch on/off.
     let mut s = setup(Layout::Blocked, 100_000_000);
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", "auto", &auto);
-    for (variant, mode) in [
-        ("prefetch-on", Prefetch::Always),
-        ("prefetch-off", Prefetch::Never),
-    ] {
-        bench_ops(
-            &mut g,
-            &mut s,
-            Layout::Blocked,
-            "n=1e8",
-            variant,
-            &|f: &mut BloomFilter| f.set_prefetch(mode),
-        );
-    }
+    prefetch_sweep(&mut g, &mut s, "n=1e8");
     peers(&mut g, &s, 100_000_000, "n=1e8", false);
     floors(&mut g, &s, "n=1e8");
     drop(s);
     g.finish();
 }
 
+/// Prefetch off, and on at each distance: `prefetch-on` is the default
+/// distance (one chunk of 32 keys ahead), `prefetch-ahead-<d>` d chunks.
+fn prefetch_sweep(g: &mut BenchmarkGroup<'_, WallTime>, s: &mut Setup, n: &str) {
+    let variants = [
+        ("prefetch-off".to_string(), Prefetch::Never, 1),
+        ("prefetch-on".to_string(), Prefetch::Always, 1),
+    ]
+    .into_iter()
+    .chain([2, 4, 8].map(|d| (format!("prefetch-ahead-{d}"), Prefetch::Always, d)));
+    for (variant, mode, distance) in variants {
+        bench_ops(
+            g,
+            s,
+            Layout::Blocked,
+            n,
+            &variant,
+            &|f: &mut BloomFilter| {
+                f.set_prefetch(mode);
+                f.set_prefetch_distance(distance).expect("in range");
+            },
+        );
+    }
+}
+
 #[cfg(feature = "rayon")]
-fn par(g: &mut BenchmarkGroup<'_, WallTime>) {
-    let s = setup(Layout::Blocked, 10_000_000);
+fn par(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup) {
     let pool: Vec<u64> = (0..POOL as u64)
         .map(|j| if j % 2 == 0 { member(j) } else { non_member(j) })
         .collect();
