@@ -205,8 +205,10 @@ fn header(md: &mut String, run: &[HashMap<String, String>]) -> Res<()> {
     writeln!(md, "### Run\n")?;
     writeln!(
         md,
-        "- Machine: {cpu}, {threads} hardware threads (shared with other jobs: \
-         timings are noisy; compare ratios within this one run)."
+        "- Machine: {cpu}, {threads} hardware threads. Timings swing by tens of \
+         percent under load: the load averages below say whether the run was \
+         quiet (below 0.5 at the start; one benchmark thread adds about 1.0); \
+         compare ratios within this one run."
     )?;
     writeln!(md, "- Toolchain: {}.", command_output("rustc", &["-V"]))?;
     writeln!(

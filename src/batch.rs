@@ -8,14 +8,18 @@
 //! over the 32 hashes (the filter's kernel): blocks and in-block masks for the blocked layouts,
 //! k bit indices per key for the flat ones, and (3) tests or sets the bits.
 //!
-//! With prefetching on, steps (1)-(2) of chunk c + 1 run before step (3) of
-//! chunk c, and every cache line that chunk c + 1 will touch is prefetched
-//! as soon as its address is known: the **prefetch window** is one chunk,
-//! so each line is requested 32 to 63 keys before it is probed (about
-//! 0.3-1 µs of work at DRAM speed, the latency of a random DRAM access on
-//! the development machine). That is 32 lines in flight for the blocked
-//! layouts (one per key) and `32 k` for the flat ones. A wider window only
-//! adds lines that the CPU's ~20 line-fill buffers cannot hold anyway.
+//! With prefetching on, steps (1)-(2) of chunk c + d run before step (3) of
+//! chunk c, and every cache line that chunk c + d will touch is prefetched
+//! as soon as its address is known. d is the filter's prefetch distance
+//! ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance), 1 to
+//! [`MAX_PREFETCH_DISTANCE`] chunks); the default, one chunk, requests each
+//! line 32 to 63 keys before it is probed (about 0.3-1 µs of work at DRAM
+//! speed, the latency of a random DRAM access on the development machine):
+//! 32 lines in flight for the blocked layouts (one per key) and `32 k` for
+//! the flat ones. Measured at 1e6, 1e7 and 1e8 keys (docs/benchmarks.md,
+//! "Prefetch distance"): two chunks gained 3-7% on queries at 1e8 and lost
+//! 2-3% at 1e6; eight chunks were the slowest everywhere (more lines than
+//! the CPU's line-fill buffers hold).
 //!
 //! [`Prefetch::Auto`] (the default) prefetches when the filter is larger
 //! than [`PREFETCH_MIN_BYTES`] (it no longer fits in a core's L2 cache);

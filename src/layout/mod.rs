@@ -23,8 +23,8 @@ use crate::scheme::Scheme;
 ///
 /// The default is [`Blocked`](Layout::Blocked), chosen by measurement
 /// (`docs/benchmarks.md`, "Defaults"): one cache line per key makes its
-/// single-key query about 4x faster than classic's k lines at a million
-/// keys (6.3 against 24.6 ns), for about 0.3 more bits per key at 1%, and
+/// single-key query about 4.5x faster than classic's k lines at a million
+/// keys (5.1 against 22.9 ns), for about 0.3 more bits per key at 1%, and
 /// its sizing meets the requested rate at every n measured, from 1 key up
 /// (classic sized by its formula does not yet at small n with two-hash
 /// schemes: 1.09x the target at n = 100, p = 1%).
