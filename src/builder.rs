@@ -5,7 +5,7 @@
 use crate::Error;
 use crate::filter::BloomFilter;
 use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
-use crate::hash::DEFAULT_SEED;
+use crate::hash::{DEFAULT_SEED, Key};
 use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::prefetch::{DEFAULT_PREFETCH_DISTANCE, Prefetch};
@@ -194,6 +194,19 @@ impl Builder {
     pub fn prefetch_distance(mut self, chunks: u32) -> Self {
         self.prefetch_distance = chunks;
         self
+    }
+
+    /// The bit positions `key` would get in the filter these parameters
+    /// build, in probe order, without allocating the filter (for tools, and
+    /// for checking addressing at sizes too large to allocate in a test):
+    /// the same positions as [`BloomFilter::positions`] on the built filter.
+    ///
+    /// # Errors
+    /// As [`geometry`](Self::geometry).
+    pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Result<Vec<u64>, Error> {
+        let (m, k) = self.geometry()?;
+        let geometry = Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k);
+        Ok(key.with_bytes(|bytes| geometry.reference_positions(bytes)))
     }
 
     /// The `(bits, hashes)` the parameters call for, without allocating.

@@ -208,6 +208,37 @@ fn check(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64, keys: u32) {
         payload_bits(&f) == expected,
         "{layout:?} {scheme:?} m={m} k={k}: the filter's bits differ from the specification"
     );
+    // The batch insert sets the same bits, and every query path answers
+    // what the specification's bits say: a key is reported present exactly
+    // when all its specified positions are set. (For `Independent` the
+    // batch paths are a loop over the single-key code; this oracle is not.)
+    let names: Vec<String> = (0..keys).map(|j| format!("spec-{j}")).collect();
+    let mut batch = common::build(layout, scheme, m, k, seed);
+    batch.insert_batch(&names);
+    assert!(
+        payload_bits(&batch) == expected,
+        "{layout:?} {scheme:?} m={m} k={k}: insert_batch's bits differ from the specification"
+    );
+    let queries: Vec<String> = (0..keys)
+        .map(|j| format!("query-{j}"))
+        .chain(names)
+        .collect();
+    let want: Vec<bool> = queries
+        .iter()
+        .map(|q| {
+            spec_positions(layout, scheme, seed, m, k, q.as_bytes())
+                .iter()
+                .all(|&p| expected[(p / 64) as usize] >> (p % 64) & 1 == 1)
+        })
+        .collect();
+    let mut got = vec![false; queries.len()];
+    f.contains_batch(&queries, &mut got).unwrap();
+    assert_eq!(
+        got, want,
+        "{layout:?} {scheme:?} m={m} k={k}: contains_batch"
+    );
+    let single: Vec<bool> = queries.iter().map(|q| f.contains(q)).collect();
+    assert_eq!(single, want, "{layout:?} {scheme:?} m={m} k={k}: contains");
 }
 
 #[test]
@@ -227,6 +258,55 @@ fn every_layout_and_scheme_sets_the_specified_bits() {
                     }
                     check(layout, scheme, m, k, 0x6c65_7373_6861_7368 ^ m, 200);
                 }
+            }
+        }
+    }
+}
+
+/// Above 2^32 bits, allocation-free: the positions a filter of about 2^33
+/// bits would give (`Builder::positions`, no 1 GiB allocated) are the
+/// specification's, for every layout and scheme, and about half of them
+/// lie above 2^32, so a 32-bit truncation anywhere in the block index, the
+/// start, the stride or the additions fails here. (`tests/edge_cases.rs`
+/// builds a real 2^33-bit filter too; CI runs it.)
+#[test]
+fn every_layout_addresses_above_two_to_the_32_bits() {
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            for k in [1u32, 7, 11, 16] {
+                let m = match layout {
+                    Layout::Classic => (1u64 << 33) + 12_345,
+                    Layout::Partitioned => ((1u64 << 33) + 12_345) / u64::from(k) * u64::from(k),
+                    Layout::Blocked | Layout::SplitBlock => (1u64 << 33) + 3 * 512,
+                    _ => unreachable!("a new layout needs its size here"),
+                };
+                let builder = BloomFilter::builder()
+                    .layout(layout)
+                    .scheme(scheme)
+                    .seed(33)
+                    .bits(m)
+                    .hashes(k);
+                assert_eq!(builder.geometry().unwrap(), (m, k), "{layout:?} k={k}");
+                let (mut high, mut total) = (0, 0);
+                for j in 0..400u32 {
+                    let key = format!("high-{j}");
+                    let pos = builder.positions(&key).unwrap();
+                    assert_eq!(
+                        pos,
+                        spec_positions(layout, scheme, 33, m, k, key.as_bytes()),
+                        "{layout:?} {scheme:?} k={k} key {key}"
+                    );
+                    assert!(pos.iter().all(|&p| p < m));
+                    high += pos.iter().filter(|&&p| p >= 1 << 32).count();
+                    total += pos.len();
+                }
+                // Uniform positions lie above 2^32 with probability about
+                // 1/2: 400 keys give at least 400 draws (k = 1), and 35% is
+                // more than 6 standard deviations below half.
+                assert!(
+                    high * 100 > total * 35,
+                    "{layout:?} {scheme:?} k={k}: {high} of {total} positions above 2^32"
+                );
             }
         }
     }
