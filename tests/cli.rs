@@ -323,6 +323,56 @@ fn info_reports_the_parameters() {
     ] {
         assert!(info.contains(needle), "{needle:?} missing in:\n{info}");
     }
+    // The numbers: the library's, for the file as the library loads it,
+    // and the estimates near the truth (10,000 distinct keys).
+    let loaded = lesshash::BloomFilter::from_bytes(&std::fs::read(&f).unwrap()).unwrap();
+    let value = |label: &str| -> String {
+        info.lines()
+            .find_map(|l| l.strip_prefix(label))
+            .unwrap_or_else(|| panic!("{label:?} missing in:\n{info}"))
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let number = |label: &str| -> f64 {
+        let v = value(label);
+        let x: f64 = v.trim_end_matches('%').parse().unwrap_or(f64::NAN);
+        assert!(x.is_finite(), "{label:?} is {v:?} in:\n{info}");
+        x
+    };
+    assert_eq!(value("hashes (k)"), loaded.num_hashes().to_string());
+    assert_eq!(value("bits (m)"), loaded.num_bits().to_string());
+    assert_eq!(
+        value("bits/key"),
+        format!("{:.2}", loaded.num_bits() as f64 / 10_000.0)
+    );
+    assert_eq!(value("fill ratio"), format!("{:.4}", loaded.fill_ratio()));
+    assert_eq!(
+        value("estimated items"),
+        format!("{:.0}", loaded.estimated_len())
+    );
+    assert_eq!(
+        value("expected FPR"),
+        format!("{:.4}%", 100.0 * loaded.expected_fpr())
+    );
+    // Independent of the code: each of 10,000 keys sets one uniform bit in
+    // each of the k sub-arrays of m/k bits, so the fill is 1 - (1 - k/m)^n
+    // with a standard deviation of about 0.001 here (band: 5 of them); the
+    // estimate's is about 26 keys (band: 150); the rate is near the 1% the
+    // filter was sized for.
+    let (m, k) = (loaded.num_bits() as f64, f64::from(loaded.num_hashes()));
+    let fill = 1.0 - (1.0 - k / m).powf(10_000.0);
+    assert!(
+        (number("fill ratio") - fill).abs() < 5e-3,
+        "{fill} in:\n{info}"
+    );
+    assert!(
+        (number("estimated items") - 10_000.0).abs() < 150.0,
+        "{info}"
+    );
+    let rate = number("expected FPR");
+    assert!((0.85..=1.1).contains(&rate), "{info}");
 }
 
 /// Without `--layout`/`--scheme` the CLI builds what the library builds
@@ -558,7 +608,9 @@ fn closed_stdout_exits_quietly() {
 
 #[test]
 fn demo_runs_small() {
-    let o = lesshash(&["demo", "--keys", "20000"]);
+    // 200,000 keys: enough non-members for a 5-sigma band of 11% of the
+    // rate (a rate 20% off fails), still about a second in a debug build.
+    let o = lesshash(&["demo", "--keys", "200000"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for layout in lesshash::Layout::ALL {
@@ -571,6 +623,72 @@ fn demo_runs_small() {
         out.contains("measured") && out.contains("predicted"),
         "{out}"
     );
+    // The numbers of every row: the layout's sizing for 200,000 keys at
+    // 1%, the layout's rate for that size, and a measured rate within 5
+    // standard errors of it (200,000 non-members: 0.022 points at 1%);
+    // speeds finite and positive.
+    let row = |name: &str| -> Vec<String> {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} row in:\n{out}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    let pct = |v: &str| -> f64 {
+        let x: f64 = v
+            .strip_suffix('%')
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(f64::NAN);
+        assert!(x.is_finite(), "{v:?} in:\n{out}");
+        x / 100.0
+    };
+    let speed = |v: &str| {
+        let x: f64 = v.parse().unwrap_or(f64::NAN);
+        assert!(x.is_finite() && x > 0.0, "{v:?} in:\n{out}");
+    };
+    let n = 200_000u64;
+    let within = |measured: f64, predicted: f64| {
+        let se = (predicted * (1.0 - predicted) / n as f64).sqrt();
+        assert!(
+            (measured - predicted).abs() < 5.0 * se,
+            "measured {measured} vs predicted {predicted} in:\n{out}"
+        );
+    };
+    for layout in lesshash::Layout::ALL {
+        let r = row(layout.name());
+        let (m, k) = lesshash::BloomFilter::builder()
+            .layout(layout)
+            .expected_items(n)
+            .fpr(0.01)
+            .geometry()
+            .unwrap();
+        assert_eq!(r[1], format!("{:.2}", m as f64 / n as f64), "{layout:?}");
+        assert_eq!(r[2], k.to_string(), "{layout:?}");
+        speed(&r[3]);
+        speed(&r[4]);
+        let predicted = layout.fpr(layout.default_scheme(), m, n, k);
+        assert_eq!(r[6], format!("{:.3}%", 100.0 * predicted), "{layout:?}");
+        within(pct(&r[5]), predicted);
+    }
+    for scheme in lesshash::Scheme::ALL {
+        let r = row(scheme.name());
+        let (m, k) = lesshash::BloomFilter::builder()
+            .layout(lesshash::Layout::Classic)
+            .scheme(scheme)
+            .expected_items(n)
+            .fpr(0.01)
+            .geometry()
+            .unwrap();
+        let hashes = if scheme.is_two_hash() { 1 } else { k };
+        assert_eq!(r[1], format!("{hashes}/key"), "{scheme:?}");
+        speed(&r[2]);
+        speed(&r[3]);
+        let predicted = lesshash::Layout::Classic.fpr(scheme, m, n, k);
+        assert_eq!(r[5], format!("{:.3}%", 100.0 * predicted), "{scheme:?}");
+        within(pct(&r[4]), predicted);
+        speed(r[6].trim_end_matches('x'));
+    }
 }
 
 #[test]
