@@ -56,7 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     fs::create_dir_all(&dir)?;
     for layout in Layout::ALL {
         for scheme in Scheme::ALL {
-            for (m, k, n) in [(1u64, 1u32, 1u64), (700, 5, 20)] {
+            for (m, k, n) in [(1u64, 1u32, 1u64), (700, 5, 20), (1001, 11, 40)] {
                 let Ok(mut f) = BloomFilter::builder()
                     .layout(layout)
                     .scheme(scheme)

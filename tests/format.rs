@@ -352,6 +352,40 @@ fn every_single_byte_flip_is_rejected() {
     }
 }
 
+/// The unverified view skips the payload checksum and nothing else: with
+/// the checksum recomputed after each single-byte flip, it accepts exactly
+/// what `from_bytes` accepts, and then answers as that filter (a padding or
+/// size check skipped on the unverified path fails here).
+#[test]
+fn the_unverified_view_skips_only_the_payload_checksum() {
+    use xxhash_rust::xxh3::xxh3_64;
+    for f in small_filters() {
+        let bytes = f.to_bytes();
+        let end = bytes.len() - 8;
+        for i in 0..end {
+            for x in [0x01u8, 0x80, 0xff] {
+                let mut c = bytes.clone();
+                c[i] ^= x;
+                let sum = xxh3_64(&c[..end]);
+                c[end..].copy_from_slice(&sum.to_le_bytes());
+                let ctx = format!("{:?} {:?} byte {i} ^ {x:#x}", f.layout(), f.scheme());
+                let aligned = Aligned::new(&c);
+                let view = FilterView::new_unverified(aligned.bytes());
+                match BloomFilter::from_bytes(&c) {
+                    Ok(loaded) => {
+                        let view = view.unwrap_or_else(|e| panic!("{ctx}: view rejected: {e}"));
+                        assert!(view.to_filter().unwrap() == loaded, "{ctx}");
+                        for key in 0u64..200 {
+                            assert_eq!(view.contains(&key), loaded.contains(&key), "{ctx}");
+                        }
+                    }
+                    Err(e) => assert!(view.is_err(), "{ctx}: view accepted what fails with {e}"),
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn every_truncation_is_rejected() {
     for f in small_filters() {

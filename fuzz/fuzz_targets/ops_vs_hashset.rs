@@ -89,6 +89,18 @@ fn check_members(filter: &BloomFilter, model: &BTreeSet<Key>) {
     }
 }
 
+/// The filter's bits, from its serialized payload (64-byte header, then
+/// little-endian words): an oracle for the set operations that does not go
+/// through them.
+fn payload_words(filter: &BloomFilter) -> Vec<u64> {
+    let bytes = filter.to_bytes();
+    let words = filter.num_bits().div_ceil(64) as usize;
+    bytes[64..64 + 8 * words]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
 fn same_params(filter: &BloomFilter) -> BloomFilter {
     let mut other = filter.clone();
     other.clear();
@@ -280,20 +292,39 @@ fn run(input: Input) {
             Op::Union(keys) => {
                 let mut other = same_params(&filter);
                 other.insert_batch(&keys);
+                let est = filter.estimated_union_len(&other).unwrap();
+                let (before, theirs) = (payload_words(&filter), payload_words(&other));
                 let by_fn = BloomFilter::union_of(&filter, &other).unwrap();
                 filter.union(&other).unwrap();
                 assert!(filter == by_fn, "union and union_of differ");
-                let est = filter.estimated_union_len(&other);
-                assert!(est.is_ok());
+                // Bit for bit the OR of the inputs' bits (a no-op or a
+                // partial union fails here), and the streaming estimate is
+                // the union's own estimate.
+                let or: Vec<u64> = before.iter().zip(&theirs).map(|(a, b)| a | b).collect();
+                assert!(
+                    payload_words(&filter) == or,
+                    "union is not the OR of the inputs"
+                );
+                assert_eq!(
+                    est.to_bits(),
+                    filter.estimated_len().to_bits(),
+                    "estimated_union_len differs from the union's estimated_len"
+                );
                 model.extend(keys);
                 check_members(&filter, &model);
             }
             Op::Intersect(keys) => {
                 let mut other = same_params(&filter);
                 other.insert_batch(&keys);
+                let (before, theirs) = (payload_words(&filter), payload_words(&other));
                 let by_fn = BloomFilter::intersection_of(&filter, &other).unwrap();
                 filter.intersect(&other).unwrap();
                 assert!(filter == by_fn, "intersect and intersection_of differ");
+                let and: Vec<u64> = before.iter().zip(&theirs).map(|(a, b)| a & b).collect();
+                assert!(
+                    payload_words(&filter) == and,
+                    "intersect is not the AND of the inputs"
+                );
                 let keys: BTreeSet<Key> = keys.into_iter().collect();
                 model.retain(|k| keys.contains(k));
                 check_members(&filter, &model);
