@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a subset
 
-use lesshash::{BloomFilter, Layout, Scheme};
+use lesshash::{BloomFilter, Layout, Scheme, rates};
 
 /// An empty filter of explicit geometry: `layout`, `scheme`, m bits, k
 /// probes, `seed` (the one helper every test binary builds filters with).
@@ -53,4 +53,34 @@ pub const Z: f64 = 4.5;
 /// Variance of a measured rate over `queries` Bernoulli(p) queries.
 pub fn binomial_variance(p: f64, queries: usize) -> f64 {
     p * (1.0 - p) / queries as f64
+}
+
+fn load_rate(layout: Layout, keys: u64, k: u32) -> f64 {
+    match layout {
+        Layout::SplitBlock => rates::split_block_load_fpr(keys, k),
+        _ => rates::blocked_load_fpr(keys, k),
+    }
+}
+
+/// Relative variance of one blocked or split-block filter's conditional
+/// rate over the filters a seed draws: the variance of a block's rate over its Binomial(n, 1/b) load,
+/// divided by b and the squared mean.
+pub fn blocked_filter_relative_variance(layout: Layout, m: u64, n: u64, k: u32) -> f64 {
+    let b = (m / 512) as f64;
+    let mean_load = n as f64 / b;
+    let (mut e1, mut e2, mut mass) = (0.0, 0.0, 0.0);
+    let hi = (mean_load + 12.0 * mean_load.sqrt() + 32.0) as u64;
+    // Poisson weights, summed directly (small loads only in these tests).
+    let mut w = (-mean_load).exp();
+    for i in 0..=hi {
+        if i > 0 {
+            w *= mean_load / i as f64;
+        }
+        let r = load_rate(layout, i, k);
+        e1 += w * r;
+        e2 += w * r * r;
+        mass += w;
+    }
+    let (e1, e2) = (e1 / mass, e2 / mass);
+    (e2 - e1 * e1) / b / (e1 * e1)
 }
