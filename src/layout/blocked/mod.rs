@@ -25,7 +25,9 @@
 //!   in one block would coincide entirely far too often). `Independent` uses
 //!   k hash computations, the baseline.
 //! * Current FPR from the fill: the mean over blocks of `(ones/512)^k`.
-//!   Cardinality: the sum over blocks of `-(512/k) ln(1 - ones/512)`.
+//!   Cardinality: the sum over blocks of `ln(1 - x/B) / (q ln(1 - 1/S))`
+//!   ([`estimated_len`]: B probed bits, S bits per probe's choice, q probes
+//!   per key into them).
 
 #![forbid(unsafe_code)]
 
@@ -382,24 +384,39 @@ pub(crate) fn current_fpr(split: bool, words: &[u64], blocks: u64, k: u32) -> f6
     total / blocks.max(1) as f64
 }
 
-/// The estimated number of distinct keys: per block, the classic estimate
-/// (blocked) or the mean over segments of the one-bit estimate (split).
+/// The estimated number of distinct keys: the sum over blocks of the
+/// number of keys that fills the block's bits as they are, on average.
+///
+/// A block holding L keys has, in expectation, `B (1 - 1/S)^(q L)` clear
+/// bits among its B probed bits, with S the bits one probe chooses from and
+/// q the probes per key into each of them: blocked, B = S = 512 and q = k
+/// (k probes anywhere in the block); split-block, B = k S and q = 1 (one
+/// probe per segment of S = floor(512/k) bits; the bits past k S are never
+/// probed). Solving for L gives `ln(1 - x/B) / (q ln(1 - 1/S))` for x set
+/// bits. The per-segment form with `-1/S` in place of `ln(1 - 1/S)` (the
+/// classic approximation) overestimated a split-block filter by 1.0% at
+/// k = 7 (S = 73) and a blocked one by 0.14%; pooling a block's segments
+/// also makes the estimate's curvature (Jensen) bias k times smaller.
+/// Measured bias now under 0.1% for both at fills up to the design point
+/// (`tests/blocked.rs`).
 pub(crate) fn estimated_len(split: bool, words: &[u64], blocks: u64, k: u32) -> f64 {
     let (segs, seg) = segments(split, k);
+    let probed = segs * seg;
+    let per_key = if split { 1.0 } else { f64::from(k) };
+    let per_bit = per_key * (-1.0 / seg as f64).ln_1p();
     (0..blocks)
         .map(|b| {
-            if split {
+            let x = if split {
                 (0..segs)
                     .map(|s| {
                         let start = b * BLOCK_BITS + s * seg;
-                        estimate_items(seg, 1, ones(words, start, start + seg))
+                        ones(words, start, start + seg)
                     })
-                    .sum::<f64>()
-                    / segs as f64
+                    .sum()
             } else {
-                let start = b * BLOCK_BITS;
-                estimate_items(BLOCK_BITS, k, ones(words, start, start + BLOCK_BITS))
-            }
+                ones(words, b * BLOCK_BITS, (b + 1) * BLOCK_BITS)
+            };
+            (-(x as f64) / probed as f64).ln_1p() / per_bit
         })
         .sum()
 }
