@@ -39,7 +39,7 @@ use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
 use crate::kernel::{Kernel, Simd};
-use crate::rates::{MAX_HASHES, blocked_fpr, estimate_items, smallest_bits, split_block_fpr};
+use crate::rates::{MAX_HASHES, blocked_fpr, smallest_bits, split_block_fpr};
 use crate::salts::SALTS;
 
 /// The addressing and probe of a blocked or split-block filter: which
