@@ -368,4 +368,30 @@ fn random_bytes_are_errors_not_panics() {
         bytes.truncate(bytes.len() / 2);
         assert!(SplitBlockFilter::from_parquet_bytes(&bytes).is_err());
     }
+    // A valid header and bitset, one byte short or one byte long: each an
+    // error naming what is wrong (the bitset is cut; the input runs past
+    // the filter), never a filter of another size.
+    for size in [32usize, 64, 1024] {
+        let mut whole = parquet_header(size).unwrap();
+        whole.extend(std::iter::repeat_n(0xa5u8, size));
+        assert_eq!(
+            SplitBlockFilter::from_parquet_bytes(&whole)
+                .unwrap()
+                .num_bytes(),
+            size
+        );
+        for cut in [1, 31, 32, size] {
+            let e = SplitBlockFilter::from_parquet_bytes(&whole[..whole.len() - cut]).unwrap_err();
+            assert!(e.to_string().contains("`bitset`"), "{size} - {cut}: {e}");
+        }
+        for extra in [1usize, 32] {
+            let mut long = whole.clone();
+            long.extend(std::iter::repeat_n(0u8, extra));
+            let e = SplitBlockFilter::from_parquet_bytes(&long).unwrap_err();
+            assert!(
+                e.to_string().contains("`input length`"),
+                "{size} + {extra}: {e}"
+            );
+        }
+    }
 }
