@@ -18,6 +18,7 @@ use criterion::Criterion;
 /// The bench groups. Each module exposes `pub fn register(c: &mut Criterion)`.
 mod groups {
     pub mod blocked;
+    pub mod builder;
     pub mod common;
     pub mod count_min;
     pub mod format;
@@ -51,6 +52,7 @@ fn main() {
     groups::peers::register(&mut c);
     groups::count_min::register(&mut c);
     groups::format::register(&mut c);
+    groups::builder::register(&mut c);
     groups::blocked::register(&mut c);
 
     c.final_summary();

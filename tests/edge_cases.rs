@@ -622,3 +622,29 @@ fn counter_at_max_seed_loads() {
     assert_eq!(g.insert_calls(), u64::MAX);
     assert!(g.contains("one more"));
 }
+
+/// The sizing search returns exactly what it returned before it was made
+/// faster (bounded by the best k so far, started from a guess): the
+/// builder's `(m, k)` for every layout x scheme on a grid of n (0 to 1e7)
+/// and p (0.5 to 1e-9), recorded from the plain search in
+/// `tests/data/sizing_grid.csv`. Sizes are part of what a user's filters
+/// are; a faster search must not move them.
+#[test]
+fn sizing_is_unchanged_on_a_grid() {
+    let grid = include_str!("data/sizing_grid.csv");
+    let mut rows = 0;
+    for line in grid.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split(',').collect();
+        let layout = Layout::from_name(f[0]).unwrap();
+        let scheme = Scheme::from_name(f[1]).unwrap();
+        let (n, p): (u64, f64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+        let got = builder(layout, scheme).expected_items(n).fpr(p).geometry();
+        let got = match got {
+            Ok((m, k)) => format!("{m},{k}"),
+            Err(_) => "err,err".to_string(),
+        };
+        assert_eq!(got, format!("{},{}", f[4], f[5]), "{line}");
+        rows += 1;
+    }
+    assert_eq!(rows, 4 * 4 * 9 * 6);
+}

@@ -159,8 +159,10 @@ impl Layout {
             let k = k.unwrap_or(1);
             return Ok((MIN_SIZED_BITS.next_multiple_of(step(k)), k));
         }
-        let bits_for =
-            |k: u32, fpr: &dyn Fn(u64) -> f64| crate::rates::smallest_bits(p, step(k), fpr);
+        let bits_for = |k: u32, below: Option<u64>, fpr: &dyn Fn(u64) -> f64| {
+            let guess = crate::rates::classic_bits_guess(n, p, k);
+            crate::rates::smallest_bits_search(p, step(k), guess, below, fpr)
+        };
         // The exact classic rate costs O(k^2) per evaluation and a search
         // evaluates it ~80 times per k: pick the candidate k by the
         // asymptotic rate (same pair-collision term), then size exactly only
@@ -168,8 +170,8 @@ impl Layout {
         // moves the best k by at most one.
         let window = match (k, self) {
             (None, Layout::Classic) => {
-                let (_, k_est) = best_over_k(p, None, |k| {
-                    bits_for(k, &|m| {
+                let (_, k_est) = best_over_k(p, None, |k, below| {
+                    bits_for(k, below, &|m| {
                         self.fpr_with(scheme, m, n, k, crate::rates::classic_fpr)
                     })
                 })?;
@@ -178,7 +180,9 @@ impl Layout {
             (Some(k), _) => Some(k..=k),
             (None, _) => None,
         };
-        let (m, k) = best_over_k_in(p, window, |k| bits_for(k, &|m| self.fpr(scheme, m, n, k)))?;
+        let (m, k) = best_over_k_in(p, window, |k, below| {
+            bits_for(k, below, &|m| self.fpr(scheme, m, n, k))
+        })?;
         Ok((m.max(MIN_SIZED_BITS.next_multiple_of(step(k))), k))
     }
 
@@ -262,7 +266,7 @@ pub(crate) const MIN_SIZED_BITS: u64 = 512;
 pub(crate) fn best_over_k(
     p: f64,
     fixed_k: Option<u32>,
-    bits_for: impl Fn(u32) -> Option<u64>,
+    bits_for: impl Fn(u32, Option<u64>) -> Option<u64>,
 ) -> Result<(u64, u32), Error> {
     best_over_k_in(p, fixed_k.map(|k| k..=k), bits_for)
 }
@@ -273,7 +277,7 @@ pub(crate) fn best_over_k(
 fn best_over_k_in(
     p: f64,
     window: Option<RangeInclusive<u32>>,
-    bits_for: impl Fn(u32) -> Option<u64>,
+    bits_for: impl Fn(u32, Option<u64>) -> Option<u64>,
 ) -> Result<(u64, u32), Error> {
     let candidates = window.unwrap_or_else(|| {
         // Clamp before the arithmetic: for subnormal p, 1/p is infinite and
@@ -286,15 +290,17 @@ fn best_over_k_in(
 
 /// The smallest `(m, k)` over the ks tried (the first k on a tie), or an
 /// error naming `fpr` when no k reaches p within `MAX_BITS`: the one search
-/// loop of every layout's sizing.
+/// loop of every layout's sizing. `bits_for(k, below)` is the smallest m
+/// for k, searched only below `below` (the best m so far) when given:
+/// `None` when k cannot beat it (one rate evaluation instead of a search).
 pub(crate) fn best_of(
     p: f64,
     ks: impl IntoIterator<Item = u32>,
-    bits_for: impl Fn(u32) -> Option<u64>,
+    bits_for: impl Fn(u32, Option<u64>) -> Option<u64>,
 ) -> Result<(u64, u32), Error> {
     let mut best: Option<(u64, u32)> = None;
     for k in ks {
-        if let Some(m) = bits_for(k)
+        if let Some(m) = bits_for(k, best.map(|(bm, _)| bm))
             && best.is_none_or(|(bm, _)| m < bm)
         {
             best = Some((m, k));

@@ -256,3 +256,43 @@ fn fpr_validation() {
     }
     assert!(check_fpr(1e-12).is_ok());
 }
+
+/// The bounded, guessed search equals the plain search for every start and
+/// bound, on real rates (classic exact, blocked, partitioned) and steps of
+/// 1, 7 and 512: the same m, or `None` exactly when that m is not below the
+/// bound.
+#[test]
+fn smallest_bits_search_equals_the_plain_search() {
+    type Rate = Box<dyn Fn(u64) -> f64>;
+    let rates: [(&str, u64, Rate); 4] = [
+        ("classic", 1, Box::new(|m| classic_fpr_exact(m, 1000, 7))),
+        ("partitioned", 7, Box::new(|m| partitioned_fpr(m, 5000, 7))),
+        ("blocked", 512, Box::new(|m| blocked_fpr(m, 20_000, 6))),
+        (
+            "split-block",
+            512,
+            Box::new(|m| split_block_fpr(m, 300, 11)),
+        ),
+    ];
+    for (name, step, fpr) in &rates {
+        for p in [0.3, 0.01, 1e-4, 1e-7] {
+            let want = smallest_bits(p, *step, fpr);
+            for guess in [0u64, 1, 512, 9_000, 1 << 20, 1 << 40, u64::MAX] {
+                assert_eq!(
+                    smallest_bits_search(p, *step, guess, None, fpr),
+                    want,
+                    "{name} p={p} guess={guess}"
+                );
+            }
+            let Some(m) = want else { continue };
+            for below in [1, m - 1, m, m + 1, m + *step, 2 * m, u64::MAX] {
+                let expect = (m < below).then_some(m);
+                assert_eq!(
+                    smallest_bits_search(p, *step, m, Some(below), fpr),
+                    expect,
+                    "{name} p={p} below={below}"
+                );
+            }
+        }
+    }
+}

@@ -39,7 +39,9 @@ use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
 use crate::kernel::{Kernel, Simd};
-use crate::rates::{MAX_HASHES, blocked_fpr, smallest_bits, split_block_fpr};
+use crate::rates::{
+    MAX_HASHES, blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr,
+};
 use crate::salts::SALTS;
 
 /// The addressing and probe of a blocked or split-block filter: which
@@ -326,7 +328,10 @@ pub(crate) fn size_for(
     if n == 0 {
         return Ok((BLOCK_BITS, ks[0].min(fixed_k.unwrap_or(1))));
     }
-    super::best_of(p, ks, |k| smallest_bits(p, BLOCK_BITS, |m| fpr(m, k)))
+    super::best_of(p, ks, |k, below| {
+        let guess = classic_bits_guess(n, p, k);
+        smallest_bits_search(p, BLOCK_BITS, guess, below, |m| fpr(m, k))
+    })
 }
 
 /// The k minimising the rate of m bits holding n keys.
@@ -575,6 +580,7 @@ mod tests {
 
     #[test]
     fn candidates_hold_the_optimum() {
+        use crate::rates::smallest_bits;
         for p in [0.1, 0.01, 1e-3, 1e-4, 1e-6] {
             for split in [false, true] {
                 let ks = candidates(split, p);

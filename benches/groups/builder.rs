@@ -1,0 +1,48 @@
+//! Construction cost (issue 15): `Builder::geometry()`, the sizing search
+//! by each layout's exact rate, for the default scheme of each layout and
+//! for double hashing on classic, at sizes and rates from small to large.
+//! One call per iteration (the rate tables a layout builds once per process
+//! are warm: criterion's warm-up builds them).
+//!
+//! ```sh
+//! cargo bench --bench lesshash -- builder
+//! ```
+//!
+//! Ids: `builder/<layout>-<scheme>/n=<n>/p=<p>`.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion};
+use lesshash::{BloomFilter, Layout, Scheme};
+
+/// Registers the builder group.
+pub fn register(c: &mut Criterion) {
+    let mut g = c.benchmark_group("builder");
+    let configs = Layout::ALL
+        .into_iter()
+        .map(|l| (l, l.default_scheme()))
+        .chain([(Layout::Classic, Scheme::DoubleHashing)]);
+    for (layout, scheme) in configs {
+        for (n, p, label) in [
+            (1_000u64, 0.01, "n=1e3/p=0.01"),
+            (1_000_000, 0.01, "n=1e6/p=0.01"),
+            (10_000, 1e-6, "n=1e4/p=1e-6"),
+            (1_000_000, 1e-6, "n=1e6/p=1e-6"),
+        ] {
+            let builder = BloomFilter::builder()
+                .layout(layout)
+                .scheme(scheme)
+                .expected_items(n)
+                .fpr(p);
+            let (group_id, param) = label.split_once('/').expect("n/p label");
+            g.bench_function(
+                BenchmarkId::new(
+                    format!("{}-{}/{group_id}", layout.name(), scheme.name()),
+                    param,
+                ),
+                |b| b.iter(|| black_box(black_box(&builder).geometry().expect("valid"))),
+            );
+        }
+    }
+    g.finish();
+}
