@@ -91,6 +91,7 @@ mod output_file;
 mod par;
 mod prefetch;
 pub mod prehashed;
+mod primes;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;

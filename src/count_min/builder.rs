@@ -6,11 +6,11 @@
 
 use std::f64::consts::E;
 
-use super::primes::{is_prime, next_prime};
 use super::{CountMinScheme, CountMinSketch, MAX_COUNTERS, MAX_ROWS};
 use crate::Error;
 use crate::bits::AlignedWords;
 use crate::hash::DEFAULT_SEED;
+use crate::primes::{is_prime, next_prime};
 use crate::rates::check_probability;
 
 /// Builds a [`CountMinSketch`] from either

@@ -148,10 +148,9 @@
 #![forbid(unsafe_code)]
 
 mod builder;
-mod primes;
 
+pub use crate::primes::{is_prime, next_prime};
 pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};
-pub use primes::{is_prime, next_prime};
 
 use crate::Error;
 use crate::bits::AlignedWords;

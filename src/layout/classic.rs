@@ -18,6 +18,11 @@
 //!   about `1 / (n c^2)` (c bits per key; 4e-10 at n = 10^6), prefer
 //!   [`Scheme::Independent`](crate::Scheme). (Figures: `Builder::geometry`
 //!   outputs for the classic layout.)
+//! * Two-hash schemes: m rounded up to a prime (a power of two is kept: its
+//!   strides are odd), so every stride is coprime to the range as the
+//!   paper's analysis assumes; over a composite m, strides sharing a factor
+//!   with it revisit bits (see `prime_range` in `layout/mod.rs` for the
+//!   measurements). Explicit `.bits(m)` is kept as given.
 //! * Never below one 512-bit block (see [`super::MIN_SIZED_BITS`]).
 //! * Current FPR from the fill: `(X/m)^k` with X bits set — the probability
 //!   that k uniform probes all land on set bits.

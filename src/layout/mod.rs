@@ -183,7 +183,15 @@ impl Layout {
         let (m, k) = best_over_k_in(p, window, |k, below| {
             bits_for(k, below, &|m| self.fpr(scheme, m, n, k))
         })?;
-        Ok((m.max(MIN_SIZED_BITS.next_multiple_of(step(k))), k))
+        let m = m.max(MIN_SIZED_BITS.next_multiple_of(step(k)));
+        Ok((
+            if scheme.is_two_hash() {
+                prime_range(m, step(k))
+            } else {
+                m
+            },
+            k,
+        ))
     }
 
     /// The optimal k for m bits and n keys in this layout.
@@ -260,6 +268,28 @@ impl Layout {
 /// n = 1 at 1% sized to 11 bits measured 1.16%. One block keeps tiny filters
 /// below their target. Explicit `bits(m)` is not affected.
 pub(crate) const MIN_SIZED_BITS: u64 = 512;
+
+/// m bits in `parts` equal ranges (classic 1, partitioned k), grown so
+/// that the range is prime when a prime range fits in `MAX_BITS` (else m
+/// unchanged). A two-hash probe sequence `a + i b` then has every stride b
+/// coprime to its range, as the paper's analysis assumes (a prime m): over
+/// a composite range, strides sharing a factor with it revisit bits. The
+/// rate only falls as m grows, so the target stays met. Measured (classic,
+/// double hashing, explicit m): at m = 966 and n = 100, k = 7, 1.093%
+/// against the formula's 0.997%; at the prime 967, 1.013%; at p = 1e-6
+/// (n = 1000, k = 24) 6.3x the formula at m = 44,738 and 2.4x at 44,741.
+///
+/// A power-of-two range is kept: its strides are odd, so already coprime.
+fn prime_range(m: u64, parts: u64) -> u64 {
+    let range = m / parts;
+    if range.is_power_of_two() {
+        return m;
+    }
+    crate::primes::next_prime(range)
+        .map(|r| r * parts)
+        .filter(|&grown| grown <= crate::rates::MAX_BITS)
+        .unwrap_or(m)
+}
 
 /// Tries k over a window around the optimum for `p` and keeps the smallest m
 /// (the smaller k on a tie); `bits_for(k)` returns the smallest m for that k.

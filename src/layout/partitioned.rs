@@ -7,7 +7,9 @@
 //!   bits/key.
 //! * Sizing ([`Layout::size_for`](super::Layout)): as for classic, by this
 //!   formula plus the two-hash pair-collision term, which matters here at
-//!   small n (two coinciding sub-arrays make all k coincide); m = k m'.
+//!   small n (two coinciding sub-arrays make all k coincide); m = k m',
+//!   with m' a prime for the two-hash schemes (unless a power of two), as
+//!   for classic.
 //! * Enhanced double hashing buys nothing here: `f(i)` shifts every key's
 //!   probe in sub-array i by the same constant, a bijection of that
 //!   sub-array, so members and queries move together and every answer is the

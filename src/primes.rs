@@ -1,5 +1,7 @@
-//! Primes for the two-hash sketch's widths: a deterministic Miller-Rabin
-//! test exact for every `u64`, and the next prime above a bound.
+//! Primes: a deterministic Miller-Rabin test exact for every `u64`, and the
+//! next prime above a bound. A leaf: the two-hash Count-Min sketch's widths
+//! and the classic and partitioned layouts' two-hash ranges are primes, so
+//! that every stride of a double-hashing sequence is coprime to its range.
 
 #![forbid(unsafe_code)]
 
