@@ -110,7 +110,11 @@ impl Builder {
 
     /// The number of bits m (explicit geometry). For the partitioned layout
     /// m is rounded down to a multiple of k, for the blocked layouts up to a
-    /// multiple of 512; `num_bits()` reports the bits in use.
+    /// multiple of 512; with a two-hash scheme (every scheme but
+    /// [`Independent`](Scheme::Independent)) the classic layout's m and the
+    /// partitioned layout's sub-arrays grow to the next prime, so that every
+    /// stride is coprime to the range as the rate's analysis assumes (a few
+    /// bits more: 1000 -> 1009). `num_bits()` reports the bits in use.
     pub fn bits(mut self, m: u64) -> Self {
         self.bits = Some(m);
         self
@@ -260,7 +264,7 @@ impl Builder {
                 ));
             }
         };
-        Ok((self.layout.stored_bits(m, k)?, k))
+        Ok((self.layout.built_bits(self.chosen_scheme(), m, k)?, k))
     }
 }
 
@@ -363,7 +367,10 @@ mod tests {
                 .fpr(0.01)
                 .build()
                 .unwrap();
-            assert_eq!((f.num_bits(), f.num_hashes()), (512, 1));
+            // One block; the flat layouts' two-hash range grown to the next
+            // prime (521).
+            let bits = if layout.is_blocked() { 512 } else { 521 };
+            assert_eq!((f.num_bits(), f.num_hashes()), (bits, 1));
             assert!(!f.contains("anything"));
         }
     }
@@ -402,6 +409,16 @@ mod tests {
         assert_eq!(k, 3);
         let (m, k) = BloomFilter::builder()
             .layout(Layout::Classic)
+            .expected_items(1000)
+            .bits(16_000)
+            .geometry()
+            .unwrap();
+        // The two-hash default's range grown to the next prime; independent
+        // hashes keep m as asked.
+        assert_eq!((m, k), (16_001, 11));
+        let (m, k) = BloomFilter::builder()
+            .layout(Layout::Classic)
+            .scheme(Scheme::Independent)
             .expected_items(1000)
             .bits(16_000)
             .geometry()

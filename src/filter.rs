@@ -212,10 +212,19 @@ impl BloomFilter {
         }
     }
 
-    /// The false-positive rate of a query now, from the current fill.
+    /// The false-positive rate of a query now: k independent hashes' rate
+    /// from the current fill, plus what the scheme's probe sequences add
+    /// for the [`estimated_len`](Self::estimated_len) keys held (the terms
+    /// of [`Layout::fpr`]).
     pub fn expected_fpr(&self) -> f64 {
         let g = &self.geometry;
-        match g.layout {
+        let n = self.estimated_len();
+        let n = if n.is_finite() {
+            n.round() as u64
+        } else {
+            u64::MAX
+        };
+        let ideal = match g.layout {
             Layout::Classic => classic::current_fpr(g.num_bits, g.num_hashes, self.count_ones()),
             Layout::Partitioned => {
                 partitioned::current_fpr(self.bits.words(), g.range, g.num_hashes)
@@ -223,7 +232,9 @@ impl BloomFilter {
             Layout::Blocked | Layout::SplitBlock => {
                 blocked::current_fpr(g.split(), self.bits.words(), g.range, g.num_hashes)
             }
-        }
+        };
+        g.layout
+            .with_coincidences(g.scheme, g.num_bits, n, g.num_hashes, ideal)
     }
 
     /// The bit positions of a key by the scheme's oracle, in probe order

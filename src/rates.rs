@@ -10,6 +10,7 @@
 //! | [`classic_fpr_exact`] | see below | the exact rate of a classic filter under ideal hashing |
 //! | [`partitioned_fpr`] | `(1 - (1 - k/m)^n)^k` | exact for k disjoint sub-arrays of `m/k` bits |
 //! | [`blocked_fpr`], [`split_block_fpr`] | [`block_mixture`] of a block's rate | exact for the cache-line-blocked layouts |
+//! | [`pair_collision_rate`], [`partial_overlap_rate`] | see `src/rates/coincidence.rs` | what two-hash probe sequences add to ideal hashing's rate |
 //! | [`space_lower_bound`] | `n log2(1/p)` | bits any filter with rate p needs (Carter et al.) |
 //!
 //! # The exact classic rate
@@ -54,6 +55,9 @@ mod block_rates;
 pub use block_rates::{
     block_mixture, blocked_fpr, blocked_load_fpr, split_block_fpr, split_block_load_fpr,
 };
+// The two-hash schemes' coincidence terms on the flat layouts.
+mod coincidence;
+pub use coincidence::{Overlaps, pair_collision_rate, partial_overlap_rate};
 
 /// The largest k any layout accepts.
 pub const MAX_HASHES: u32 = 64;
@@ -262,34 +266,6 @@ fn degenerate_rate(m: u64, n: u64, k: u32) -> Option<f64> {
     } else {
         None
     }
-}
-
-/// The probability that a query's k probes coincide with **all** of some
-/// member's probes because their `(a, b)` start-and-stride pairs coincide:
-/// `1 - (1 - s / (r (r - 1)))^n` for n members, a probe range of r and s
-/// pairs per probe set.
-///
-/// This is the two-hash schemes' excess over ideal hashing (the O(1/n) term
-/// of Kirsch and Mitzenmacher, Sec. 6): negligible for large filters (about
-/// 1e-7 at n = 1e6 and 1%), but at n = 100 in a partitioned filter, where
-/// r = m/k and two coinciding sub-arrays force all k to coincide, it is half
-/// of a 1% target. s = 2 for plain double hashing on the classic layout (a
-/// progression read backwards is the same set), 1 otherwise.
-pub fn pair_collision_rate(range: u64, n: u64, sets_per_pair: f64) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
-    if range < 2 {
-        return 1.0;
-    }
-    let r = range as f64;
-    let q = sets_per_pair / (r * (r - 1.0));
-    // A NaN or negative pairs count counts as 0 (clamp would keep NaN).
-    let q = if q > 0.0 { q.min(1.0) } else { 0.0 };
-    if q == 1.0 {
-        return 1.0;
-    }
-    -(n as f64 * (-q).ln_1p()).exp_m1()
 }
 
 /// The k in `{floor(c ln 2), ceil(c ln 2)}` (at least 1) that minimises the

@@ -286,6 +286,7 @@ fn every_layout_addresses_above_two_to_the_32_bits() {
                     .seed(33)
                     .bits(m)
                     .hashes(k);
+                let m = common::built_bits(layout, scheme, m, k);
                 assert_eq!(builder.geometry().unwrap(), (m, k), "{layout:?} k={k}");
                 let (mut high, mut total) = (0, 0);
                 for j in 0..400u32 {

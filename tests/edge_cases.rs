@@ -38,7 +38,19 @@ fn err_text(b: Builder) -> String {
 
 #[test]
 fn one_bit_filter() {
-    for scheme in Scheme::ALL {
+    // A two-hash scheme's range grows to the next prime, 2: one bit is
+    // built for independent hashes only.
+    for layout in [Layout::Classic, Layout::Partitioned] {
+        for scheme in &Scheme::ALL[1..] {
+            let (m, _) = builder(layout, *scheme)
+                .bits(1)
+                .hashes(1)
+                .geometry()
+                .unwrap();
+            assert_eq!(m, 2, "{layout:?} {scheme:?}");
+        }
+    }
+    for scheme in [Scheme::Independent] {
         for k in [1, 7, MAX_HASHES] {
             let mut f = builder(Layout::Classic, scheme)
                 .bits(1)
@@ -208,7 +220,11 @@ fn ranges_above_two_to_the_32_reach_high_indices() {
             .hashes(8)
             .geometry()
             .unwrap();
-        assert_eq!((m, k), (1 << 40, 8));
+        assert_eq!(
+            (m, k),
+            (common::built_bits(layout, Scheme::default(), 1 << 40, 8), 8)
+        );
+        assert!(m >= 1 << 40 && m - (1 << 40) < 1 << 12, "{layout:?}: {m}");
     }
 }
 

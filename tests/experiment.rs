@@ -16,6 +16,8 @@
 
 #![cfg(feature = "experiment")]
 
+mod common;
+
 use lesshash::experiment::{self, Config, Report, Row, Variant};
 use lesshash::{Enhancement, Layout, Scheme};
 
@@ -406,14 +408,10 @@ fn quick_mode_covers_the_paper_grid_with_capped_trials() {
         assert_eq!(r.hashes, experiment::paper_hashes(r.bits_per_key));
         assert_eq!(r.queries, experiment::queries_per_trial(r.p));
         let nominal = u64::from(r.bits_per_key) * r.items;
-        match r.variant.layout {
-            Layout::Classic => assert_eq!(r.bits, nominal),
-            // m' = m / k bits per sub-array; m rounded down to k m'.
-            Layout::Partitioned => {
-                assert_eq!(r.bits, nominal / u64::from(r.hashes) * u64::from(r.hashes))
-            }
-            // Whole 512-bit blocks, at least the nominal m.
-            _ => assert!(r.bits >= nominal && r.bits % 512 == 0, "{}", r.bits),
-        }
+        // m = cn as the builder builds it: partitioned rounded down to k
+        // sub-arrays, blocked up to whole blocks, two-hash flat ranges grown
+        // to the next prime (80,000 -> 80,021 at c = 16, n = 5000).
+        let built = common::built_bits(r.variant.layout, r.variant.scheme, nominal, r.hashes);
+        assert_eq!(r.bits, built, "{:?}", r.variant);
     }
 }

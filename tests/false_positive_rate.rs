@@ -12,7 +12,7 @@
 mod common;
 
 use common::{Z, binomial_variance, blocked_filter_relative_variance, build, members, non_members};
-use lesshash::{BloomFilter, Layout, Scheme, rates};
+use lesshash::{BloomFilter, Enhancement, Layout, Scheme, rates};
 
 const N: u64 = 100_000;
 const QUERIES: usize = 1_000_000;
@@ -156,60 +156,159 @@ fn one_percent_target_is_met_at_one_million() {
     }
 }
 
-/// Tiny n (Guava's bug: rounding m but keeping k missed the target; here,
-/// two-hash schemes on a few bits are worse than ideal hashing).
+/// How many queries a cell of the requested-rate grid gets, by target rate.
+struct Budget {
+    /// Queries per cell for p >= 1%.
+    common: usize,
+    /// Queries per cell for p = 1e-6.
+    tiny: usize,
+    /// Queries for the cells where the two-hash coincidence terms are
+    /// largest: classic, plain double hashing or `f(i) = i^2`, p = 1e-6,
+    /// n = 1000 and 4097 (without those terms the builder's filters
+    /// measure 2x the target there).
+    focus: usize,
+}
+
+/// Issue 15's acceptance: every layout x scheme, built by
+/// `expected_items(n).fpr(p)` for n in {1, 2, 3, 10, 100, 1000, 4097, 1e5}
+/// and p in {0.5, 0.1, 0.01, 1e-6}, measures at most p plus 3 standard
+/// errors, averaged over seeded filters.
+///
+/// The standard error is the larger of the filters' own spread (sd of the
+/// per-filter rates over sqrt(filters)) and the binomial error of p over
+/// all the cell's queries; the filters are many at small n (up to 400),
+/// where one filter's rate is far from its expectation. This budget (2e5
+/// queries per cell, 2e6 at 1e-6, 3e7 in the four cells where the
+/// coincidence terms matter most; about 15 s in all) catches a rate 1.1x
+/// the target at 1%, 3x at 1e-6 and 1.8x in those four cells; the long run
+/// catches 1.03x, 1.3x and 1.3x.
 #[test]
-fn tiny_n_meets_the_target() {
-    for (layout, scheme) in Layout::ALL
+fn requested_rate_is_met_at_every_size() {
+    requested_rate_grid(&Budget {
+        common: 200_000,
+        tiny: 2_000_000,
+        focus: 30_000_000,
+    });
+}
+
+/// [`requested_rate_is_met_at_every_size`] with 2e6 queries per cell and
+/// 6e7 at 1e-6: `cargo test --release --test false_positive_rate --
+/// --ignored long` (a few minutes on two cores).
+#[test]
+#[ignore = "long statistical run (minutes in release); see docs/testing.md"]
+fn long_requested_rate_is_met_at_every_size() {
+    requested_rate_grid(&Budget {
+        common: 2_000_000,
+        tiny: 60_000_000,
+        focus: 200_000_000,
+    });
+}
+
+fn requested_rate_grid(budget: &Budget) {
+    let configs: Vec<(Layout, Scheme)> = Layout::ALL
         .into_iter()
         .flat_map(|l| Scheme::ALL.map(|s| (l, s)))
-    {
-        for n in [1u64, 2, 3, 10, 100, 1000] {
-            let p = 0.01;
-            // Average over many independent filters: each holds n keys and
-            // answers 2,000 queries; 400 filters give 800,000 queries.
-            let mut hits = 0usize;
-            let filters = 400u64;
-            for t in 0..filters {
-                let mut f = BloomFilter::builder()
-                    .layout(layout)
-                    .scheme(scheme)
-                    .expected_items(n)
-                    .fpr(p)
-                    .seed(t)
-                    .build()
-                    .unwrap();
-                f.insert_batch(&members(t, n as usize));
-                hits += non_members(t, 2000)
-                    .iter()
-                    .filter(|q| f.contains(*q))
-                    .count();
-            }
-            let queries = (filters * 2000) as usize;
-            let rate = hits as f64 / queries as f64;
-            // Many filters: the spread is dominated by the filters' own
-            // randomness, so bound by the binomial band of p over the filters'
-            // queries plus a 10% allowance for the between-filter variance.
-            let band = p * 0.1 + Z * binomial_variance(p, queries).sqrt();
-            assert!(rate <= p + band, "{layout:?} {scheme:?} n={n}: {rate}");
-        }
+        .collect();
+    // Two threads, each a share of the configurations (no rayon: the tests
+    // build without the default features too).
+    let failures: Vec<String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..2)
+            .map(|w| {
+                let configs = &configs;
+                scope.spawn(move || {
+                    let mut failures = Vec::new();
+                    for &(layout, scheme) in configs.iter().skip(w).step_by(2) {
+                        for n in [1u64, 2, 3, 10, 100, 1000, 4097, 100_000] {
+                            for p in [0.5, 0.1, 0.01, 1e-6] {
+                                let focus = layout == Layout::Classic
+                                    && matches!(
+                                        scheme,
+                                        Scheme::DoubleHashing
+                                            | Scheme::EnhancedDoubleHashing(Enhancement::Square)
+                                    )
+                                    && (n == 1000 || n == 4097);
+                                let queries = match (p < 1e-3, focus) {
+                                    (false, _) => budget.common,
+                                    (true, false) => budget.tiny,
+                                    (true, true) => budget.focus,
+                                };
+                                if let Err(e) = grid_cell(layout, scheme, n, p, queries) {
+                                    failures.push(e);
+                                }
+                            }
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// One cell of the grid: `Err` with the numbers when the mean rate exceeds
+/// p by more than 3 standard errors.
+fn grid_cell(layout: Layout, scheme: Scheme, n: u64, p: f64, queries: usize) -> Result<(), String> {
+    let filters = (400_000 / n).clamp(4, 400) as usize;
+    let per_filter = queries.div_ceil(filters);
+    let mut out = vec![false; per_filter];
+    let (mut hits, mut rates) = (0usize, Vec::with_capacity(filters));
+    let mut bits = 0;
+    for t in 0..filters {
+        let seed = 7_000_000 + 1_000 * n + t as u64;
+        let mut f = BloomFilter::builder()
+            .layout(layout)
+            .scheme(scheme)
+            .expected_items(n)
+            .fpr(p)
+            .seed(seed)
+            .build()
+            .unwrap();
+        bits = f.num_bits();
+        f.insert_batch(&members(seed, n as usize));
+        f.contains_batch(&non_members(seed, per_filter), &mut out)
+            .unwrap();
+        let h = out.iter().filter(|&&x| x).count();
+        hits += h;
+        rates.push(h as f64 / per_filter as f64);
+    }
+    let total = filters * per_filter;
+    let mean = hits as f64 / total as f64;
+    let spread = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (filters - 1) as f64;
+    let se = (spread / filters as f64)
+        .sqrt()
+        .max(binomial_variance(p, total).sqrt());
+    if mean <= p + 3.0 * se {
+        Ok(())
+    } else {
+        Err(format!(
+            "{layout:?} {scheme:?} n={n} p={p:e} (m={bits}): measured {mean:.4e} over {total} \
+             queries in {filters} filters, 3 se = {:.2e}",
+            3.0 * se
+        ))
     }
 }
 
 /// Tiny filters, where the builder's filters are too accurate to measure
-/// (a 5-key classic filter at 1% is sized to 512 bits and a rate of 3e-8):
+/// (a 5-key classic filter at 1% is sized to 521 bits and a rate of 3e-8):
 /// explicit (m, k) with rates of 0.3-10%, the mean over 1,500 seeded
 /// filters of 1,000 queries each against the layout's formula for that
 /// filter, the standard error from the filters' own spread.
 ///
 /// Two-sided within Z standard errors (each band under 10% of the rate)
 /// for every layout with `Independent` and for the blocked layouts with
-/// every scheme. Classic and partitioned filters with a two-hash scheme do
-/// not follow their formula on so few bits (probe sequences coincide beyond
-/// what it counts, and its pair-collision term over-counts at power-of-two
-/// m; issue 15), so for them the check is a range: at most 2x the formula
-/// and at least 0.8x ideal hashing's rate. A rate 1000x too high, or a
-/// two-hash filter far better than ideal hashing, fails either way.
+/// every scheme. Classic and partitioned filters with a two-hash scheme
+/// (their ranges grown to primes: 64 -> 67, 100 -> 101) are checked as
+/// issue 15 asks: at most their rate (`Layout::fpr`, and the mean of the
+/// filters' `expected_fpr()`) plus 3 standard errors. Their rate errs high
+/// on so few bits (a query's own probes are distinct over a prime range,
+/// ideal hashing's are not; plain double hashing measures down to 0.85x
+/// it), so below they must only stay above 0.8x ideal hashing's rate: a
+/// two-hash filter far better than ideal hashing is broken too.
 #[test]
 fn tiny_filters_average_to_their_expected_rate() {
     // (n, m, k); the blocked layouts round m up to 512.
@@ -226,13 +325,14 @@ fn tiny_filters_average_to_their_expected_rate() {
         let cases = if layout.is_blocked() { blocked } else { flat };
         for scheme in Scheme::ALL {
             for (t, &(n, m, k)) in cases.iter().enumerate() {
-                let mut bits = 0;
+                let (mut bits, mut own) = (0, 0.0);
                 let rates: Vec<f64> = (0..filters)
                     .map(|i| {
                         let seed = 60_000 + 10_000 * t as u64 + i;
                         let mut f = build(layout, scheme, m, k, seed);
                         bits = f.num_bits();
                         f.insert_batch(&members(seed, n as usize));
+                        own += f.expected_fpr() / filters as f64;
                         let qs = non_members(seed, queries);
                         qs.iter().filter(|q| f.contains(*q)).count() as f64 / queries as f64
                     })
@@ -253,7 +353,12 @@ fn tiny_filters_average_to_their_expected_rate() {
                 );
                 if scheme.is_two_hash() && !layout.is_blocked() {
                     let ideal = layout.fpr(Scheme::Independent, bits, n, k);
-                    assert!(mean <= 2.0 * expected, "{ctx}: more than 2x the formula");
+                    let three_se = 3.0 * band / Z;
+                    assert!(mean <= expected + three_se, "{ctx}: above its rate");
+                    assert!(
+                        mean <= own + three_se,
+                        "{ctx}: above its filters' expected_fpr() {own:.5}"
+                    );
                     assert!(mean >= 0.8 * ideal - band, "{ctx}: far below ideal hashing");
                 } else {
                     assert!((mean - expected).abs() <= band, "{ctx}");

@@ -120,7 +120,8 @@ fn incompatible_filters_name_the_first_differing_parameter() {
             "scheme",
         ),
         (base().seed(2).build().unwrap(), "seed"),
-        (base().bits(1001).build().unwrap(), "bits"),
+        // 1000 and 1001 both build 1009 bits (the next prime); 1100 builds 1103.
+        (base().bits(1100).build().unwrap(), "bits"),
         (base().hashes(5).build().unwrap(), "hashes"),
         // Several differ: the first in (layout, scheme, seed, bits, hashes).
         (

@@ -30,11 +30,24 @@
 
 #![forbid(unsafe_code)]
 
-use crate::rates::{classic_fpr_exact, estimate_items};
+use crate::rates::{Overlaps, classic_fpr_exact, estimate_items};
+use crate::scheme::{Enhancement, Scheme};
 
 /// The exact rate under ideal hashing after n keys.
 pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {
     classic_fpr_exact(m, n, k)
+}
+
+/// Which members' sequences cover several of a query's probes beyond
+/// ideal hashing (see `src/rates/coincidence.rs`): every stride ratio for
+/// plain double hashing, shifted and reversed sequences for `f(i) = i^2`,
+/// none for `f(i) = i^3` or independent hashes.
+pub(crate) fn overlaps(scheme: Scheme) -> Overlaps {
+    match scheme {
+        Scheme::DoubleHashing => Overlaps::Lines,
+        Scheme::EnhancedDoubleHashing(Enhancement::Square) => Overlaps::ShiftsAndReversals,
+        Scheme::EnhancedDoubleHashing(Enhancement::Cube) | Scheme::Independent => Overlaps::None,
+    }
 }
 
 /// The false-positive rate now, from the number of set bits.

@@ -19,6 +19,33 @@ pub fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> Bloom
         .unwrap()
 }
 
+/// Whether `n` is prime, by trial division (an oracle independent of the
+/// crate's Miller-Rabin; fast enough below 2^40).
+pub fn is_prime(n: u64) -> bool {
+    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
+}
+
+/// The m a filter asked for `m` bits and k probes is built with, written
+/// independently of the crate: the partitioned layout rounds down to k
+/// sub-arrays, the blocked ones up to 512-bit blocks, and a two-hash scheme
+/// on the classic or partitioned layout grows the range (m, or m / k) to the
+/// next prime.
+pub fn built_bits(layout: Layout, scheme: Scheme, m: u64, k: u32) -> u64 {
+    let parts = if layout == Layout::Partitioned {
+        u64::from(k)
+    } else {
+        1
+    };
+    if layout.is_blocked() {
+        return m.next_multiple_of(512);
+    }
+    let range = m / parts;
+    if scheme == Scheme::Independent {
+        return range * parts;
+    }
+    (range..).find(|&r| is_prime(r)).unwrap() * parts
+}
+
 /// SplitMix64: a tiny, well-mixed, seedable generator for test keys.
 pub struct SplitMix64(pub u64);
 
