@@ -105,21 +105,35 @@ pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> f64 {
     let mf = m as f64;
     let t = f64::from(k) * n as f64;
     let stirling = stirling2_row(k);
-    let mut total = 0.0;
-    // ln((m)_j / m^j), accumulated as j grows.
+    let top = k.min(m.min(u64::from(MAX_HASHES)) as u32);
+    // weights[j] = S(k, j) (m)_j / m^k = S(k, j) * (m)_j / m^j * m^(j - k),
+    // in logs; (m)_j / m^j accumulated as j grows.
+    let mut weights = vec![0.0f64; top as usize + 1];
     let mut ln_falling = 0.0;
-    for j in 1..=k.min(m.min(u64::from(MAX_HASHES)) as u32) {
+    for j in 1..=top {
         if j > 1 {
             ln_falling += (-(f64::from(j - 1)) / mf).ln_1p();
         }
-        // S(k, j) (m)_j / m^k = S(k, j) * (m)_j / m^j * m^(j - k).
         let ln_weight =
             stirling[j as usize].ln() + ln_falling + f64::from(j as i32 - k as i32) * mf.ln();
-        let weight = ln_weight.exp();
-        if weight == 0.0 {
-            continue;
+        weights[j as usize] = ln_weight.exp();
+    }
+    // The probabilities are the costly part and at most 1: evaluate the
+    // heaviest weight's first, then only the terms that can move the sum by
+    // more than a hundredth of its last bit (for m >> k^2 the weights fall
+    // by about k^2 / m per j below k, so a few of the k terms remain).
+    let heaviest = (1..=top as usize)
+        .max_by(|&a, &b| weights[a].total_cmp(&weights[b]))
+        .unwrap_or(0);
+    let lead = weights[heaviest] * all_set_probability(m, t, heaviest as u32);
+    let mut total = 0.0;
+    for j in 1..=top as usize {
+        let weight = weights[j];
+        if j == heaviest {
+            total += lead;
+        } else if weight > lead * (f64::EPSILON / 256.0) {
+            total += weight * all_set_probability(m, t, j as u32);
         }
-        total += weight * all_set_probability(m, t, j);
     }
     total.min(1.0)
 }

@@ -11,6 +11,7 @@
 //! Ids: `builder/<layout>-<scheme>/n=<n>/p=<p>`.
 
 use std::hint::black_box;
+use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion};
 use lesshash::{BloomFilter, Layout, Scheme};
@@ -18,6 +19,10 @@ use lesshash::{BloomFilter, Layout, Scheme};
 /// Registers the builder group.
 pub fn register(c: &mut Criterion) {
     let mut g = c.benchmark_group("builder");
+    // 30 points of microseconds to milliseconds each: shorter windows than
+    // criterion's default keep the group near a minute.
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(2));
     let configs = Layout::ALL
         .into_iter()
         .map(|l| (l, l.default_scheme()))
@@ -26,8 +31,10 @@ pub fn register(c: &mut Criterion) {
         for (n, p, label) in [
             (1_000u64, 0.01, "n=1e3/p=0.01"),
             (1_000_000, 0.01, "n=1e6/p=0.01"),
-            (10_000, 1e-6, "n=1e4/p=1e-6"),
+            (1_000_000_000, 0.01, "n=1e9/p=0.01"),
+            (1_000, 1e-6, "n=1e3/p=1e-6"),
             (1_000_000, 1e-6, "n=1e6/p=1e-6"),
+            (1_000_000_000, 1e-6, "n=1e9/p=1e-6"),
         ] {
             let builder = BloomFilter::builder()
                 .layout(layout)

@@ -22,7 +22,10 @@ pub fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> Bloom
 /// Whether `n` is prime, by trial division (an oracle independent of the
 /// crate's Miller-Rabin; fast enough below 2^40).
 pub fn is_prime(n: u64) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
+    n >= 2
+        && (2..)
+            .take_while(|d| d * d <= n)
+            .all(|d| !n.is_multiple_of(d))
 }
 
 /// The m a filter asked for `m` bits and k probes is built with, written
