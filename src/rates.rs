@@ -127,8 +127,7 @@ pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> f64 {
         .unwrap_or(0);
     let lead = weights[heaviest] * all_set_probability(m, t, heaviest as u32);
     let mut total = 0.0;
-    for j in 1..=top as usize {
-        let weight = weights[j];
+    for (j, &weight) in weights.iter().enumerate().skip(1) {
         if j == heaviest {
             total += lead;
         } else if weight > lead * (f64::EPSILON / 256.0) {
