@@ -8,7 +8,10 @@
 //! (so mutations start past the magic, the version and the checksum), one
 //! of them followed by a second filter (the streaming reader stops after
 //! the first), and one whose insert counter is `u64::MAX` (issue 17: a
-//! loaded counter may hold any value, and inserts must saturate it). The
+//! loaded counter may hold any value, and inserts must saturate it).
+//! `count_min_from_bytes` gets valid serialized Count-Min sketches of both
+//! schemes and update rules (one of them the copies construction, one
+//! followed by a second sketch, one with a saturated counter). The
 //! structured targets decode any bytes, so they get a few
 //! deterministic pseudo-random inputs of different lengths. Small by
 //! design: the whole corpus is a few kilobytes.
@@ -16,7 +19,7 @@
 use std::fs;
 use std::path::Path;
 
-use lesshash::{BloomFilter, Layout, Scheme};
+use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, Scheme};
 
 /// SplitMix64: deterministic bytes without a dependency.
 fn splitmix(state: &mut u64) -> u64 {
@@ -44,6 +47,47 @@ fn counter_at_max() -> Result<Vec<u8>, Box<dyn std::error::Error>> {
     let checksum = xxh3_64(&bytes[..end]);
     bytes[end..].copy_from_slice(&checksum.to_le_bytes());
     Ok(bytes)
+}
+
+/// Small Count-Min sketches of every scheme and update rule, fed a few
+/// updates, named by what they are.
+fn count_min_seeds() -> Result<Vec<(String, Vec<u8>)>, lesshash::Error> {
+    let mut out = Vec::new();
+    for scheme in CountMinScheme::ALL {
+        for conservative in [false, true] {
+            let mut s = CountMinSketch::builder()
+                .scheme(scheme)
+                .conservative(conservative)
+                .width(7)
+                .depth(3)
+                .seed(3)
+                .build()?;
+            for i in 0..10u64 {
+                s.add(&i, 1 + i % 3);
+            }
+            let rule = if conservative {
+                "conservative"
+            } else {
+                "plain"
+            };
+            out.push((format!("{}-{rule}.bin", scheme.name()), s.to_bytes()));
+        }
+    }
+    let mut copies = CountMinSketch::with_error(0.5, 0.01)?;
+    copies.add("a", 2);
+    out.push(("double-copies.bin".into(), copies.to_bytes()));
+    let one = CountMinSketch::builder()
+        .scheme(CountMinScheme::Independent)
+        .width(1)
+        .depth(1)
+        .build()?;
+    let mut two = one.to_bytes();
+    two.extend(copies.to_bytes());
+    out.push(("two-sketches.bin".into(), two));
+    let mut saturated = one;
+    saturated.add("x", u64::MAX);
+    out.push(("saturated.bin".into(), saturated.to_bytes()));
+    Ok(out)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -80,6 +124,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     two.extend(BloomFilter::with_fpr(3, 0.1)?.to_bytes());
     fs::write(dir.join("two-filters.bin"), two)?;
     fs::write(dir.join("counter-max.bin"), counter_at_max()?)?;
+
+    let dir = root.join("count_min_from_bytes");
+    fs::create_dir_all(&dir)?;
+    for (name, bytes) in count_min_seeds()? {
+        fs::write(dir.join(name), bytes)?;
+    }
 
     let mut state = 0x6c65_7373_6861_7368;
     for target in [

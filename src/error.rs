@@ -66,10 +66,11 @@ pub enum Error {
         right: String,
     },
 
-    // ----- Loading a serialized filter (docs/format.md) -----
-    /// The input does not start with the lesshash magic bytes: it is not a
-    /// serialized lesshash filter (or it was mangled in transfer).
-    #[error("bad `magic` bytes {found}: not a lesshash filter")]
+    // ----- Loading a serialized filter or sketch (docs/format.md) -----
+    /// The input does not start with the magic bytes of the type being
+    /// loaded: it is not a serialized lesshash filter (or sketch, for
+    /// `CountMinSketch`'s loaders), or it was mangled in transfer.
+    #[error("bad `magic` bytes {found}: not a lesshash file of the type being loaded")]
     BadMagic {
         /// The first bytes of the input, in hex.
         found: String,
@@ -107,7 +108,8 @@ pub enum Error {
     },
 
     /// A header field is outside the range this library accepts (`k`,
-    /// `num_bits`, `block_bits`).
+    /// `m`, `block_bits`; a sketch's `width`, `depth`, `copies`,
+    /// `conservative`, or `total` below a counter).
     #[error("`{field}` out of range: {reason}")]
     OutOfRange {
         /// The header field.

@@ -89,6 +89,7 @@ mod layout;
 mod output_file;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
+mod persist;
 mod prefetch;
 pub mod prehashed;
 mod primes;

@@ -1,7 +1,9 @@
 //! A stream of Count-Min updates checked against exact counts: estimates
 //! never underestimate, batch and single estimates agree, the total is the
 //! stream's L1 norm, and merging two sketches equals (without conservative
-//! update: exactly) the sketch of the concatenated stream.
+//! update: exactly) the sketch of the concatenated stream. A reload saves
+//! the sketch in the binary format and goes on with the loaded copy, which
+//! must equal it.
 
 #![no_main]
 
@@ -26,6 +28,11 @@ enum Op {
     Clear,
     /// Merge a second sketch of the same dimensions fed with these updates.
     Merge(Vec<(Key, u16)>),
+    /// Save and load the sketch (`to_bytes`/`from_bytes`, or
+    /// `write_to`/`read_from`) and continue with the loaded one (the first
+    /// `MAX_RELOADS` of an input, on sketches of up to
+    /// `MAX_RELOAD_COUNTERS`).
+    Reload(bool),
 }
 
 #[derive(Arbitrary, Debug)]
@@ -111,6 +118,12 @@ impl Model {
     }
 }
 
+/// Reloads acted on per input (later `Reload` ops do nothing).
+const MAX_RELOADS: usize = 2;
+
+/// The largest sketch a `Reload` saves and loads, in counters.
+const MAX_RELOAD_COUNTERS: usize = 1 << 13;
+
 fn run(input: Input) {
     let scheme = if input.independent {
         CountMinScheme::Independent
@@ -139,6 +152,7 @@ fn run(input: Input) {
     let mut model = Model::new(&sketch);
     // The whole stream (since the last clear), to rebuild the sketch.
     let mut stream: Vec<(Key, u64)> = Vec::new();
+    let mut reloads = 0;
     for op in input.ops {
         match op {
             Op::Add(key, count) => {
@@ -211,6 +225,28 @@ fn run(input: Input) {
                 // Merging a sketch of other dimensions is an error.
                 let other_seed = builder.clone().seed(input.seed ^ 1).build().unwrap();
                 assert!(sketch.merge(&other_seed).is_err());
+            }
+            // Serialising hashes every counter, slow under the fuzzer's
+            // instrumentation (a reload per op made the CI step 4.7x
+            // slower): the first `MAX_RELOADS` of an input, on sketches of
+            // up to `MAX_RELOAD_COUNTERS` (count_min_from_bytes and
+            // tests/count_min_format.rs cover larger ones).
+            Op::Reload(_)
+                if reloads >= MAX_RELOADS || sketch.size_in_bytes() > 8 * MAX_RELOAD_COUNTERS => {}
+            Op::Reload(streamed) => {
+                reloads += 1;
+                // `==` compares every counter, so equal sketches give equal
+                // estimates; the byte-level checks are count_min_from_bytes'.
+                let loaded = if streamed {
+                    let mut bytes = Vec::new();
+                    sketch.write_to(&mut bytes).unwrap();
+                    CountMinSketch::read_from(&bytes[..])
+                } else {
+                    CountMinSketch::from_bytes(&sketch.to_bytes())
+                };
+                let loaded = loaded.unwrap_or_else(|e| panic!("a saved sketch does not load: {e}"));
+                assert!(loaded == sketch, "the loaded sketch differs");
+                sketch = loaded;
             }
         }
     }

@@ -172,7 +172,7 @@ impl CountMinBuilder {
                 }
             }
         };
-        debug_assert!(dims.width * u64::from(dims.depth * dims.copies) <= MAX_COUNTERS);
+        debug_assert!(check_dimensions(self.scheme, dims).is_ok(), "{dims:?}");
         Ok(dims)
     }
 
@@ -183,52 +183,98 @@ impl CountMinBuilder {
         let depth = self
             .depth
             .ok_or_else(|| Error::invalid("depth", "required with `width`"))?;
-        if width == 0 || width > MAX_COUNTERS {
-            return Err(Error::invalid(
-                "width",
-                format!("must be between 1 and {MAX_COUNTERS}, got {width}"),
-            ));
-        }
-        if depth == 0 || depth > MAX_ROWS {
-            return Err(Error::invalid(
-                "depth",
-                format!("must be between 1 and {MAX_ROWS}, got {depth}"),
-            ));
-        }
-        if width * u64::from(depth) > MAX_COUNTERS {
-            return Err(Error::invalid(
-                "width",
-                format!(
-                    "width {width} times depth {depth} exceeds the {MAX_COUNTERS} counters allowed"
-                ),
-            ));
-        }
-        if self.scheme == CountMinScheme::DoubleHashing {
-            if !is_prime(width) {
-                let hint = match next_prime(width) {
-                    Some(p) => format!("; the next prime is {p}"),
-                    None => String::new(),
-                };
-                return Err(Error::invalid(
-                    "width",
-                    format!("the two-hash scheme needs a prime width, got {width}{hint}"),
-                ));
-            }
-            if u64::from(depth) > width {
-                return Err(Error::invalid(
-                    "depth",
-                    format!(
-                        "the two-hash scheme needs depth <= width (distinct strides mod w), got {depth} > {width}"
-                    ),
-                ));
-            }
-        }
-        Ok(CountMinDimensions {
+        let dims = CountMinDimensions {
             width,
             depth,
             copies: 1,
-        })
+        };
+        check_dimensions(self.scheme, dims)
+            .map_err(|(name, reason)| Error::invalid(name, reason))?;
+        Ok(dims)
     }
+}
+
+/// The rules every sketch's dimensions obey under `scheme`, or the field
+/// at fault (`width`, `depth`, `copies`) and why. The builder's explicit
+/// dimensions and a loaded file's header are both checked here, so the
+/// rules exist once; the sizing from (epsilon, delta) produces only
+/// dimensions that pass (asserted in debug builds).
+///
+/// The products are computed after each factor is bounded, with checked
+/// arithmetic anyway: a loaded header may hold any value.
+pub(crate) fn check_dimensions(
+    scheme: CountMinScheme,
+    dims: CountMinDimensions,
+) -> Result<(), (&'static str, String)> {
+    let CountMinDimensions {
+        width,
+        depth,
+        copies,
+    } = dims;
+    if width == 0 || width > MAX_COUNTERS {
+        return Err((
+            "width",
+            format!("must be between 1 and {MAX_COUNTERS}, got {width}"),
+        ));
+    }
+    if depth == 0 || depth > MAX_ROWS {
+        return Err((
+            "depth",
+            format!("must be between 1 and {MAX_ROWS}, got {depth}"),
+        ));
+    }
+    if copies == 0 || copies > MAX_ROWS {
+        return Err((
+            "copies",
+            format!("must be between 1 and {MAX_ROWS}, got {copies}"),
+        ));
+    }
+    // The classic sketch's indexer reads `depth` tables and no copies.
+    if scheme == CountMinScheme::Independent && copies != 1 {
+        return Err((
+            "copies",
+            format!("the classic sketch has exactly one copy, got {copies}"),
+        ));
+    }
+    let rows = u64::from(depth) * u64::from(copies);
+    if rows > u64::from(MAX_ROWS) {
+        return Err((
+            "copies",
+            format!("depth {depth} times copies {copies} exceeds the {MAX_ROWS} tables allowed"),
+        ));
+    }
+    if width.checked_mul(rows).is_none_or(|n| n > MAX_COUNTERS) {
+        let tables = if copies == 1 {
+            format!("depth {depth}")
+        } else {
+            format!("depth {depth} times copies {copies}")
+        };
+        return Err((
+            "width",
+            format!("width {width} times {tables} exceeds the {MAX_COUNTERS} counters allowed"),
+        ));
+    }
+    if scheme == CountMinScheme::DoubleHashing {
+        if !is_prime(width) {
+            let hint = match next_prime(width) {
+                Some(p) => format!("; the next prime is {p}"),
+                None => String::new(),
+            };
+            return Err((
+                "width",
+                format!("the two-hash scheme needs a prime width, got {width}{hint}"),
+            ));
+        }
+        if u64::from(depth) > width {
+            return Err((
+                "depth",
+                format!(
+                    "the two-hash scheme needs depth <= width (distinct strides mod w), got {depth} > {width}"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A width computed in floating point, as an integer, or an error naming

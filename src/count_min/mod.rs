@@ -148,6 +148,7 @@
 #![forbid(unsafe_code)]
 
 mod builder;
+pub mod format;
 
 pub use crate::primes::{is_prime, next_prime};
 pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};
@@ -180,6 +181,10 @@ pub enum CountMinScheme {
 }
 
 impl CountMinScheme {
+    /// Every scheme, in the order of their format ids.
+    pub const ALL: [CountMinScheme; 2] =
+        [CountMinScheme::Independent, CountMinScheme::DoubleHashing];
+
     /// A short stable name (used in messages).
     pub fn name(self) -> &'static str {
         match self {

@@ -5,13 +5,13 @@
 #![forbid(unsafe_code)]
 
 use super::{HASH_XXH3, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION};
-use xxhash_rust::xxh3::xxh3_64;
 
 use crate::Error;
 use crate::bits::Block;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::layout::Layout;
+use crate::persist::{check_input_len, check_preamble, le_u64, seal_header};
 use crate::rates::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Enhancement, Scheme};
 
@@ -74,28 +74,7 @@ impl Header {
     /// `checksum`), [`Error::SizeMismatch`] (`input length`) for extra
     /// bytes. The in-memory and the file loaders share it.
     pub(super) fn check_len(&self, len: u64) -> Result<(), Error> {
-        let payload_end = HEADER_LEN as u64 + self.payload_len();
-        let total = self.total_len();
-        if len < total {
-            let (field, needed) = if len < payload_end {
-                ("payload", payload_end)
-            } else {
-                ("checksum", total)
-            };
-            return Err(Error::Truncated {
-                field,
-                needed,
-                got: len,
-            });
-        }
-        if len > total {
-            return Err(Error::SizeMismatch {
-                field: "input length",
-                expected: total,
-                found: len,
-            });
-        }
-        Ok(())
+        check_input_len(len, self.payload_len())
     }
 
     /// The header of a filter.
@@ -137,8 +116,7 @@ impl Header {
         b[32..40].copy_from_slice(&self.num_bits.to_le_bytes());
         b[40..48].copy_from_slice(&self.insert_calls.to_le_bytes());
         b[48..56].copy_from_slice(&self.payload_len().to_le_bytes());
-        let checksum = xxh3_64(&b[..56]);
-        b[56..64].copy_from_slice(&checksum.to_le_bytes());
+        seal_header(&mut b);
         b
     }
 
@@ -153,35 +131,7 @@ impl Header {
     /// [`Error::OutOfRange`] (`k`, `m`, `block_bits`), [`Error::SizeMismatch`]
     /// (`payload_len`).
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
-        let b: &[u8; HEADER_LEN] = bytes
-            .get(..HEADER_LEN)
-            .and_then(|h| h.try_into().ok())
-            .ok_or(Error::Truncated {
-                field: "header",
-                needed: HEADER_LEN as u64,
-                got: bytes.len() as u64,
-            })?;
-        if b[0..8] != MAGIC {
-            return Err(Error::BadMagic {
-                found: b[0..8].iter().map(|x| format!("{x:02x}")).collect(),
-            });
-        }
-        let version = u16::from_le_bytes([b[8], b[9]]);
-        if version != VERSION {
-            return Err(Error::UnsupportedVersion {
-                found: version,
-                supported: VERSION,
-            });
-        }
-        let stored = le_u64(&b[56..64]);
-        let computed = xxh3_64(&b[..56]);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch {
-                field: "header_checksum",
-                stored,
-                computed,
-            });
-        }
+        let b = check_preamble(bytes, &MAGIC, VERSION)?;
 
         let layout = layout_from_id(b[10]).ok_or(Error::UnknownId {
             field: "layout",
@@ -271,11 +221,4 @@ impl Header {
             self.num_hashes,
         )
     }
-}
-
-/// A little-endian u64 from 8 bytes.
-pub(super) fn le_u64(b: &[u8]) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(b);
-    u64::from_le_bytes(a)
 }

@@ -43,19 +43,18 @@
 
 mod header;
 
-use header::le_u64;
 pub use header::{Header, layout_from_id, scheme_from_id, scheme_id};
 
-use std::io::{ErrorKind, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
-use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+use xxhash_rust::xxh3::xxh3_64;
 
-use bytemuck::Zeroable;
-use xxhash_rust::xxh3::{Xxh3, xxh3_64};
+pub use crate::persist::{EAGER_LIMIT, HEADER_LEN, TRAILER_LEN};
+use crate::persist::{check_checksum, le_u64, load_framed, open_sized, read_payload, write_framed};
 
 use crate::Error;
-use crate::bits::{AlignedWords, Block};
+use crate::bits::AlignedWords;
 use crate::filter::BloomFilter;
 
 /// The first 8 bytes of every serialized filter: a non-ASCII byte (catches
@@ -66,24 +65,10 @@ pub const MAGIC: [u8; 8] = *b"\x89LHBF\r\n\x1a";
 /// The format version this library writes (and the newest it reads).
 pub const VERSION: u16 = 1;
 
-/// The header's length in bytes.
-pub const HEADER_LEN: usize = 64;
-
-/// The trailer's length in bytes (the checksum).
-pub const TRAILER_LEN: usize = 8;
-
 /// The hash algorithm id of XXH3 (the only one in v1): keys are hashed with
 /// XXH3-128 (two-hash schemes) or seeded XXH3-64 (`Independent`), as
 /// [`crate::hash`] specifies.
 pub const HASH_XXH3: u8 = 1;
-
-/// [`BloomFilter::read_from`] allocates payloads up to this size at once and
-/// grows larger ones as bytes arrive (a stream cannot prove its length).
-pub const EAGER_LIMIT: usize = 64 << 20;
-
-/// Bytes hashed and copied per step: small enough that a chunk is still in
-/// cache when the checksum reads it after the copy.
-const CHUNK: usize = 256 << 10;
 
 /// Validates a whole serialized filter held in memory and returns its header
 /// and its payload. The input must be exactly one filter long.
@@ -115,47 +100,6 @@ fn check_padding(header: &Header, last_word: u64) -> Result<(), Error> {
         });
     }
     Ok(())
-}
-
-/// Copies little-endian payload bytes into native words.
-fn load_le(words: &mut [u64], payload: &[u8]) {
-    if cfg!(target_endian = "little") {
-        bytemuck::cast_slice_mut::<u64, u8>(words).copy_from_slice(payload);
-    } else {
-        load_le_portable(words, payload);
-    }
-}
-
-/// [`load_le`] word by word: the big-endian path, tested on every platform.
-fn load_le_portable(words: &mut [u64], payload: &[u8]) {
-    for (w, b) in words.iter_mut().zip(payload.chunks_exact(8)) {
-        *w = le_u64(b);
-    }
-}
-
-/// Writes native words as little-endian bytes into `out`.
-fn store_le_portable(words: &[u64], out: &mut [u8]) {
-    for (w, b) in words.iter().zip(out.chunks_exact_mut(8)) {
-        b.copy_from_slice(&w.to_le_bytes());
-    }
-}
-
-fn io_err(context: &'static str) -> impl FnOnce(std::io::Error) -> Error {
-    move |source| Error::Io { context, source }
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8], context: &'static str) -> Result<usize, Error> {
-    let mut n = 0;
-    while n < buf.len() {
-        match r.read(&mut buf[n..]) {
-            Ok(0) => break,
-            Ok(got) => n += got,
-            Err(e) if e.kind() == ErrorKind::Interrupted => {}
-            Err(e) => return Err(io_err(context)(e)),
-        }
-    }
-    Ok(n)
 }
 
 impl BloomFilter {
@@ -190,27 +134,9 @@ impl BloomFilter {
     ///
     /// # Errors
     /// [`Error::Io`] if the writer fails.
-    pub fn write_to<W: Write>(&self, mut w: W) -> Result<(), Error> {
-        let header = Header::of(self).to_bytes();
-        let mut hasher = Xxh3::new();
-        hasher.update(&header);
-        w.write_all(&header).map_err(io_err("writing the header"))?;
+    pub fn write_to<W: Write>(&self, w: W) -> Result<(), Error> {
         let words = &self.words()[..self.num_bits().div_ceil(64) as usize];
-        let mut buf = Vec::new();
-        for chunk in words.chunks(CHUNK / 8) {
-            let bytes: &[u8] = if cfg!(target_endian = "little") {
-                bytemuck::cast_slice(chunk)
-            } else {
-                buf.resize(chunk.len() * 8, 0);
-                store_le_portable(chunk, &mut buf);
-                &buf
-            };
-            hasher.update(bytes);
-            w.write_all(bytes).map_err(io_err("writing the payload"))?;
-        }
-        w.write_all(&hasher.digest().to_le_bytes())
-            .map_err(io_err("writing the checksum"))?;
-        Ok(())
+        write_framed(w, &Header::of(self).to_bytes(), words)
     }
 
     /// Loads a filter from exactly one serialized filter (no bytes before
@@ -225,20 +151,13 @@ impl BloomFilter {
     /// (`checksum`), [`Error::NonZeroPadding`] (`payload padding bits`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         // The allocation is bounded by the input's length (checked here), so
-        // the checksum can be verified during the copy: each chunk is hashed
-        // while it is still in cache, one pass over memory instead of two.
+        // the checksum can be verified during the copy.
         let (header, payload) = validate(bytes, false)?;
         let mut filter = BloomFilter::from_geometry(header.geometry())?;
-        let mut hasher = Xxh3::new();
-        hasher.update(&bytes[..HEADER_LEN]);
-        let words = &mut filter.words_mut()[..payload.len() / 8];
-        for (dst, src) in words.chunks_mut(CHUNK / 8).zip(payload.chunks(CHUNK)) {
-            load_le(dst, src);
-            hasher.update(src);
-        }
-        check_checksum(
-            le_u64(&bytes[HEADER_LEN + payload.len()..]),
-            hasher.digest(),
+        load_framed(
+            bytes,
+            &mut filter.words_mut()[..payload.len() / 8],
+            |_, _| {},
         )?;
         filter.set_insert_calls(header.insert_calls);
         Ok(filter)
@@ -257,7 +176,8 @@ impl BloomFilter {
     /// As [`from_bytes`](Self::from_bytes) (bytes after the filter are not
     /// read, so not an error), plus [`Error::Io`].
     pub fn read_from<R: Read>(mut r: R) -> Result<Self, Error> {
-        let (header, parsed) = read_header(&mut r)?;
+        let header = crate::persist::read_header(&mut r)?;
+        let parsed = Header::parse(&header)?;
         read_body(r, &parsed, &header, false)
     }
 
@@ -276,31 +196,7 @@ impl BloomFilter {
     /// [`Error::InvalidParameter`] (`path`) if `path` has no file name or is
     /// a directory, a socket or a block device.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        let write = |file: &mut std::fs::File| {
-            let mut w = std::io::BufWriter::new(file);
-            self.write_to(&mut w)?;
-            w.flush().map_err(io_err("writing the filter"))
-        };
-        let target = resolve_links(path.as_ref()).map_err(io_err("following the symbolic link"))?;
-        match std::fs::metadata(&target) {
-            Ok(m) if m.is_file() => write_file_atomic(&target, write),
-            Ok(m) if is_stream(&m.file_type()) => {
-                let mut file = std::fs::OpenOptions::new()
-                    .write(true)
-                    .open(&target)
-                    .map_err(io_err("opening the output"))?;
-                write(&mut file)
-            }
-            Ok(_) => Err(Error::invalid(
-                "path",
-                format!(
-                    "{} is not a regular file, a FIFO or a character device",
-                    target.display()
-                ),
-            )),
-            Err(e) if e.kind() == ErrorKind::NotFound => write_file_atomic(&target, write),
-            Err(e) => Err(io_err("reading the output's metadata")(e)),
-        }
+        crate::persist::write_file(path.as_ref(), "writing the filter", |w| self.write_to(w))
     }
 
     /// Loads a filter from a file written by [`write_file`](Self::write_file)
@@ -310,153 +206,31 @@ impl BloomFilter {
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes), plus [`Error::Io`].
     pub fn read_file(path: impl AsRef<Path>) -> Result<Self, Error> {
-        let mut file = std::fs::File::open(path).map_err(io_err("opening the file"))?;
-        let len = file
-            .metadata()
-            .map_err(io_err("reading the file's metadata"))?
-            .len();
-        let (header, parsed) = read_header(&mut file)?;
+        let (mut file, len) = open_sized(path.as_ref())?;
+        let header = crate::persist::read_header(&mut file)?;
+        let parsed = Header::parse(&header)?;
         parsed.check_len(len)?;
         read_body(file, &parsed, &header, true)
     }
-}
-
-/// [`Error::ChecksumMismatch`] (`checksum`) unless the stored trailer
-/// equals the checksum computed over the bytes before it.
-fn check_checksum(stored: u64, computed: u64) -> Result<(), Error> {
-    if stored == computed {
-        Ok(())
-    } else {
-        Err(Error::ChecksumMismatch {
-            field: "checksum",
-            stored,
-            computed,
-        })
-    }
-}
-
-/// Reads and parses the 64-byte header at the start of a stream:
-/// [`Error::Truncated`] (`header`) if the stream ends first.
-fn read_header<R: Read>(r: &mut R) -> Result<([u8; HEADER_LEN], Header), Error> {
-    let mut header = [0u8; HEADER_LEN];
-    let got = read_full(r, &mut header, "reading the header")?;
-    if got < HEADER_LEN {
-        return Err(Error::Truncated {
-            field: "header",
-            needed: HEADER_LEN as u64,
-            got: got as u64,
-        });
-    }
-    let parsed = Header::parse(&header)?;
-    Ok((header, parsed))
 }
 
 /// Reads the payload and the checksum after a parsed header. `trusted_len`:
 /// the input is known to hold the whole payload (a file whose length was
 /// checked), so the bits are allocated at once whatever their size.
 fn read_body<R: Read>(
-    mut r: R,
+    r: R,
     header: &Header,
     header_bytes: &[u8; HEADER_LEN],
     trusted_len: bool,
 ) -> Result<BloomFilter, Error> {
-    let geometry = header.geometry();
-    let too_big = || Error::Allocation {
-        name: "m",
-        bytes: u128::from(header.payload_len()),
-    };
-    let payload_len = usize::try_from(header.payload_len()).map_err(|_| too_big())?;
-    // m <= MAX_BITS, so this neither overflows nor exceeds usize once
-    // payload_len fits.
-    let total_blocks = header.num_bits.div_ceil(Block::BITS) as usize;
-    let mut blocks: Vec<Block> = if trusted_len || payload_len <= EAGER_LIMIT {
-        // alloc_zeroed: pages are mapped as the read fills them.
-        AlignedWords::zeroed(header.num_bits, "m")?.into_blocks()
-    } else {
-        Vec::new()
-    };
-    let mut hasher = Xxh3::new();
-    hasher.update(header_bytes);
-    let mut filled = 0usize;
-    while filled < payload_len {
-        if filled == blocks.len() * 64 {
-            // Grow geometrically, never past what the header promises.
-            let target = total_blocks.min((blocks.len() * 2).max(EAGER_LIMIT / 64));
-            blocks
-                .try_reserve_exact(target - blocks.len())
-                .map_err(|_| too_big())?;
-            blocks.resize(target, Block::zeroed());
-        }
-        let end = (blocks.len() * 64).min(payload_len).min(filled + CHUNK);
-        let buf = &mut bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[filled..end];
-        let n = read_full(&mut r, buf, "reading the payload")?;
-        hasher.update(&buf[..n]);
-        filled += n;
-        if n < buf.len() {
-            return Err(Error::Truncated {
-                field: "payload",
-                needed: (HEADER_LEN + payload_len) as u64,
-                got: (HEADER_LEN + filled) as u64,
-            });
-        }
-    }
-    let mut trailer = [0u8; TRAILER_LEN];
-    let got = read_full(&mut r, &mut trailer, "reading the checksum")?;
-    if got < TRAILER_LEN {
-        return Err(Error::Truncated {
-            field: "checksum",
-            needed: header.total_len(),
-            got: (HEADER_LEN + payload_len + got) as u64,
-        });
-    }
-    check_checksum(u64::from_le_bytes(trailer), hasher.digest())?;
-    let words: &mut [u64] = bytemuck::cast_slice_mut(&mut blocks);
-    if cfg!(target_endian = "big") {
-        for w in words.iter_mut() {
-            *w = u64::from_le(*w);
-        }
-    }
-    check_padding(header, words[payload_len / 8 - 1])?;
+    let blocks = read_payload(r, header_bytes, header.payload_len(), trusted_len, "m")?;
+    let words: &[u64] = bytemuck::cast_slice(&blocks);
+    check_padding(header, words[header.payload_len() as usize / 8 - 1])?;
     Ok(BloomFilter::from_parts(
-        geometry,
+        header.geometry(),
         AlignedWords::from_blocks(blocks),
         header.insert_calls,
     ))
-}
-
-/// Writes a file atomically: `write` fills a new temporary file in the
-/// target's directory, which is synced and renamed over the target.
-///
-/// Hand-written rather than `tempfile::NamedTempFile::persist`: it is 30
-/// lines, and a library should not pull a dependency tree (rustix,
-/// getrandom) into every user's build for one helper.
-fn write_file_atomic(
-    path: &Path,
-    write: impl FnOnce(&mut std::fs::File) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::invalid("path", format!("{} has no file name", path.display())))?;
-    let dir = parent_dir(path);
-    let (tmp, mut file) =
-        create_temp_beside(path, name).map_err(io_err("creating the temporary file"))?;
-    let result = (|| {
-        write(&mut file)?;
-        file.sync_all()
-            .map_err(io_err("syncing the temporary file"))?;
-        drop(file);
-        std::fs::rename(&tmp, path).map_err(io_err("renaming the temporary file"))?;
-        // The rename is durable once the directory entry is.
-        #[cfg(unix)]
-        std::fs::File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(io_err("syncing the directory"))?;
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]
@@ -465,23 +239,6 @@ mod tests {
     use crate::layout::Layout;
     use crate::rates::MAX_BITS;
     use crate::scheme::Scheme;
-
-    #[test]
-    fn portable_endian_paths_equal_the_native_ones() {
-        let words: Vec<u64> = (0..100u64)
-            .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
-            .collect();
-        let mut le = vec![0u8; 800];
-        store_le_portable(&words, &mut le);
-        // Byte-level expectation: word 1 = 0x9e3779b97f4a7c15, low byte first.
-        assert_eq!(le[8..16], [0x15, 0x7c, 0x4a, 0x7f, 0xb9, 0x79, 0x37, 0x9e]);
-        let mut back = vec![0u64; 100];
-        load_le_portable(&mut back, &le);
-        assert_eq!(back, words);
-        let mut native = vec![0u64; 100];
-        load_le(&mut native, &le);
-        assert_eq!(native, words);
-    }
 
     #[test]
     fn scheme_ids_are_stable_and_distinct() {
