@@ -1,0 +1,132 @@
+//! Batches of keys from Python, fed to a sink with the GIL released.
+//!
+//! Every batch method (`add_many`, `contains_many`, `estimate_many`, ...)
+//! first lets `lesshash._keys.normalize` turn its argument into one of the
+//! shapes below (pandas and NumPy dtypes are easiest to tell apart in
+//! Python), then [`feed`] hands the keys to a [`Sink`] in pieces: the whole
+//! array at once where the keys are already in memory (NumPy, Arrow: zero
+//! copy), and chunks of [`CHUNK`](crate::keys::CHUNK) keys copied out of
+//! Python objects otherwise. The sink runs without the GIL, so other Python
+//! threads (a Dask worker's, say) go on meanwhile.
+
+use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyString};
+use pyo3_arrow::{PyArray, PyChunkedArray};
+
+use crate::keys::{
+    ArrowKeys, KeyBuffer, arrow_keys, decode_dictionary, fixed_bytes, for_each_chunk, ucs4,
+};
+
+/// From this many keys on, a query batch runs on rayon's threads.
+pub const PARALLEL_FROM: usize = 1 << 17;
+
+/// What a batch does with its keys. `first` is the index of the piece's
+/// first key in the whole batch.
+pub trait Sink: Send {
+    /// Integer keys, as `u64` bit patterns.
+    fn u64s(&mut self, keys: &[u64], first: usize);
+    /// Byte-string keys (UTF-8 for `str`).
+    fn bytes(&mut self, keys: &[&[u8]], first: usize);
+}
+
+/// `lesshash._keys.normalize`, looked up once.
+fn normalize<'py>(keys: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static NORMALIZE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    NORMALIZE
+        .import(keys.py(), "lesshash._keys", "normalize")?
+        .call1((keys,))
+}
+
+/// `lesshash._keys.counts`: per-key counts as a contiguous `uint64` array
+/// (`ValueError` for negative counts, `TypeError` for floats).
+pub fn counts_array<'py>(counts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    static COUNTS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    COUNTS
+        .import(counts.py(), "lesshash._keys", "counts")?
+        .call1((counts,))
+}
+
+/// Feeds every key of `keys` (any batch the package accepts) to `sink`, and
+/// returns how many there were.
+pub fn feed(keys: &Bound<'_, PyAny>, sink: &mut impl Sink) -> PyResult<usize> {
+    let py = keys.py();
+    if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
+        return Err(PyTypeError::new_err(
+            "a single str or bytes is not a batch of keys: pass a list or an array of keys \
+             (or use add / in for one key)",
+        ));
+    }
+    let keys = normalize(keys)?;
+    if let Ok(array) = keys.extract::<PyReadonlyArray1<'_, u64>>() {
+        let slice = array.as_slice().map_err(|_| {
+            PyValueError::new_err("internal: normalized uint64 keys are not contiguous")
+        })?;
+        py.detach(|| sink.u64s(slice, 0));
+        return Ok(slice.len());
+    }
+    if let Ok(kind) = keys.getattr(pyo3::intern!(py, "lesshash_fixed_kind")) {
+        // NumPy fixed-width strings as their raw buffers (`_keys.FixedWidth`).
+        let kind: String = kind.extract()?;
+        let width: usize = keys.getattr("width")?.extract()?;
+        let data = keys.getattr("data")?;
+        let buf: KeyBuffer = match kind.as_str() {
+            "S" => {
+                let data = data.extract::<PyReadonlyArray1<'_, u8>>()?;
+                fixed_bytes(contiguous(&data)?, width)?
+            }
+            "U" => {
+                let data = data.extract::<PyReadonlyArray1<'_, u32>>()?;
+                ucs4(contiguous(&data)?, width)?
+            }
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "internal: unknown key shape {other:?}"
+                )));
+            }
+        };
+        let slices = buf.slices();
+        py.detach(|| sink.bytes(&slices, 0));
+        return Ok(slices.len());
+    }
+    let arrow = pyo3::intern!(py, "__arrow_c_array__");
+    let stream = pyo3::intern!(py, "__arrow_c_stream__");
+    if keys.hasattr(arrow)? || keys.hasattr(stream)? {
+        let chunks = if keys.hasattr(arrow)? {
+            vec![keys.extract::<PyArray>()?.into_inner().0]
+        } else {
+            keys.extract::<PyChunkedArray>()?.into_inner().0
+        };
+        let mut first = 0;
+        for chunk in chunks {
+            let chunk = decode_dictionary(chunk)?;
+            let n = chunk.len();
+            match arrow_keys(&chunk, first)? {
+                ArrowKeys::U64Borrowed(k) => py.detach(|| sink.u64s(k, first)),
+                ArrowKeys::U64Owned(k) => py.detach(|| sink.u64s(&k, first)),
+                ArrowKeys::Bytes(k) => py.detach(|| sink.bytes(&k, first)),
+            }
+            first += n;
+        }
+        return Ok(first);
+    }
+    let mut total = 0;
+    for_each_chunk(&keys, |buf, first| {
+        let slices = buf.slices();
+        py.detach(|| sink.bytes(&slices, first));
+        total = first + slices.len();
+        Ok(())
+    })?;
+    Ok(total)
+}
+
+fn contiguous<'a, T: numpy::Element>(array: &'a PyReadonlyArray1<'_, T>) -> PyResult<&'a [T]> {
+    array.as_slice().map_err(|_| {
+        PyValueError::new_err(format!(
+            "internal: normalized key buffer of {} items is not contiguous",
+            array.len()
+        ))
+    })
+}

@@ -1,0 +1,71 @@
+//! Python exceptions for the crate's errors, and argument checks that name
+//! the argument.
+
+use lesshash::Error;
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyInt};
+
+/// The crate's error as the Python exception a user would expect: `OSError`
+/// (its errno subclass, e.g. `FileNotFoundError`) for I/O, `MemoryError`
+/// for an allocation that failed, `ValueError` for everything else (bad
+/// parameters, mismatched filters, corrupt bytes). The message is the
+/// crate's, which names the parameter or field at fault.
+pub fn to_py(err: Error) -> PyErr {
+    match err {
+        Error::Io { context, source } => PyErr::from(std::io::Error::new(
+            source.kind(),
+            format!("{context}: {source}"),
+        )),
+        e @ Error::Allocation { .. } => PyMemoryError::new_err(e.to_string()),
+        // A path that is not a file (a directory, a socket): the file
+        // system's problem, as `open` would report it.
+        e @ Error::InvalidParameter { name: "path", .. } => PyOSError::new_err(e.to_string()),
+        e => PyValueError::new_err(e.to_string()),
+    }
+}
+
+/// A non-negative 64-bit integer argument, with errors that name it.
+pub fn unsigned(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
+    if !obj.is_instance_of::<PyInt>() && !obj.hasattr(pyo3::intern!(obj.py(), "__index__"))? {
+        return Err(PyTypeError::new_err(format!(
+            "`{name}` must be an int, got {}",
+            obj.get_type().name()?
+        )));
+    }
+    if let Ok(v) = obj.extract::<u64>() {
+        return Ok(v);
+    }
+    let value = obj.py().import("operator")?.call_method1("index", (obj,))?;
+    if value.lt(0)? {
+        Err(PyValueError::new_err(format!(
+            "`{name}` must be at least 0, got {value}"
+        )))
+    } else {
+        Err(PyOverflowError::new_err(format!(
+            "`{name}` must be below 2**64, got {value}"
+        )))
+    }
+}
+
+/// `bytes` as is; `bytearray`, `memoryview` and other buffers copied into
+/// `bytes`; anything else a `TypeError`.
+pub fn bytes_like<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.clone());
+    }
+    let py = obj.py();
+    let view = py
+        .import("builtins")?
+        .getattr("memoryview")?
+        .call1((obj,))
+        .map_err(|_| {
+            PyTypeError::new_err(format!(
+                "expected bytes (or a bytes-like object), got {}",
+                obj.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ))
+        })?;
+    Ok(view.call_method0("tobytes")?.cast_into::<PyBytes>()?)
+}

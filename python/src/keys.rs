@@ -1,0 +1,331 @@
+//! Keys from Python objects, as the bytes the Rust crate hashes.
+//!
+//! The rule is the crate's (`lesshash::Key`), so a key answers the same in
+//! Python, in Rust and on the command line:
+//!
+//! * `int` (and `bool`, and anything with `__index__` such as NumPy integer
+//!   scalars): 8 little-endian bytes, as `i64` when negative and as `u64`
+//!   otherwise (the two agree on 0..2^63). Outside -2^63..2^64 it is an
+//!   `OverflowError`; it is never truncated.
+//! * `str`: its UTF-8 bytes (a lone surrogate cannot be encoded: `ValueError`).
+//! * `bytes`, `bytearray`, `memoryview` of bytes: the bytes.
+//!
+//! Floats and `None` are refused with a `TypeError`: a float key would
+//! silently answer differently from the integer it prints as.
+//!
+//! Batches arrive in one of four shapes (the Python side picks the shape;
+//! `lesshash/_keys.py`): a contiguous `uint64` array (every NumPy integer
+//! dtype, widened there), a NumPy fixed-width bytes (`S`) or unicode (`U`)
+//! array as its raw buffer, an Arrow array or stream (zero copy through the
+//! Arrow PyCapsule interface), or any iterable of Python keys.
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, ArrayRef, ArrowPrimitiveType};
+use arrow_schema::DataType;
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyMemoryView, PyString};
+
+/// One key's canonical bytes.
+pub enum KeyBytes<'a> {
+    /// An integer's 8 little-endian bytes.
+    Int([u8; 8]),
+    /// Bytes borrowed from the Python object (`str`'s UTF-8, `bytes`).
+    Borrowed(&'a [u8]),
+    /// Bytes copied out of a mutable object (`bytearray`, `memoryview`).
+    Owned(Vec<u8>),
+}
+
+impl KeyBytes<'_> {
+    pub fn as_slice(&self) -> &[u8] {
+        match self {
+            KeyBytes::Int(b) => b,
+            KeyBytes::Borrowed(b) => b,
+            KeyBytes::Owned(b) => b,
+        }
+    }
+}
+
+/// The bytes of one Python key (module docs for the rule).
+pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(KeyBytes::Borrowed(s.to_str()?.as_bytes()));
+    }
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(KeyBytes::Borrowed(b.as_bytes()));
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(KeyBytes::Owned(b.to_vec()));
+    }
+    if obj.is_instance_of::<PyMemoryView>() {
+        let bytes = obj.call_method0("tobytes")?;
+        return Ok(KeyBytes::Owned(
+            bytes.cast::<PyBytes>()?.as_bytes().to_vec(),
+        ));
+    }
+    if obj.is_none() {
+        return Err(PyTypeError::new_err(
+            "None is not a key (keys are int, str or bytes; drop or fill missing values first)",
+        ));
+    }
+    if obj.is_instance_of::<PyFloat>() {
+        return Err(PyTypeError::new_err(format!(
+            "float keys are not supported (got {}): a float would not answer as the int it \
+             prints as; convert to int or str first",
+            obj.repr()?
+        )));
+    }
+    if obj.is_instance_of::<PyInt>() || obj.hasattr(pyo3::intern!(obj.py(), "__index__"))? {
+        return int_bytes(obj).map(KeyBytes::Int);
+    }
+    Err(PyTypeError::new_err(format!(
+        "unsupported key type {}: keys are int, str, bytes, or arrays of them",
+        obj.get_type().name()?
+    )))
+}
+
+/// An integer's 8 bytes: `i64` when negative, `u64` otherwise.
+fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
+    if let Ok(v) = obj.extract::<i64>() {
+        return Ok(v.to_le_bytes());
+    }
+    if let Ok(v) = obj.extract::<u64>() {
+        return Ok(v.to_le_bytes());
+    }
+    // Neither fits (or `__index__` failed): say which.
+    let index = obj.py().import("operator")?.call_method1("index", (obj,))?;
+    Err(PyOverflowError::new_err(format!(
+        "int key {} is outside the 64-bit key range -2**63 ..= 2**64 - 1 (keys are hashed as \
+         i64 or u64; hash wider ints as str or bytes)",
+        index.repr()?
+    )))
+}
+
+/// Keys copied out of Python objects into one buffer, so that the batch can
+/// run with the GIL released (the objects may change meanwhile; the copy
+/// cannot).
+#[derive(Default)]
+pub struct KeyBuffer {
+    data: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyBuffer {
+    pub fn clear(&mut self) {
+        self.data.clear();
+        self.ends.clear();
+    }
+
+    pub fn push(&mut self, key: &[u8]) {
+        self.data.extend_from_slice(key);
+        self.ends.push(self.data.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// The keys as slices of the buffer.
+    pub fn slices(&self) -> Vec<&[u8]> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let s = &self.data[start..end];
+                start = end;
+                s
+            })
+            .collect()
+    }
+}
+
+/// Keys per chunk when iterating Python objects: bounds the copy held at
+/// once for a generator of any length, and is large enough for the batch
+/// paths to run at full speed.
+pub const CHUNK: usize = 1 << 16;
+
+/// Calls `f` with successive chunks of the keys of an iterable, and the index
+/// of each chunk's first key. An error names the offending key's index.
+pub fn for_each_chunk(
+    iterable: &Bound<'_, PyAny>,
+    mut f: impl FnMut(&KeyBuffer, usize) -> PyResult<()>,
+) -> PyResult<()> {
+    let mut buf = KeyBuffer::default();
+    let mut first = 0;
+    for (i, item) in iterable.try_iter()?.enumerate() {
+        let item = item?;
+        let key = key_bytes(&item).map_err(|e| at_index(iterable.py(), e, i))?;
+        buf.push(key.as_slice());
+        if buf.len() == CHUNK {
+            f(&buf, first)?;
+            first += buf.len();
+            buf.clear();
+        }
+    }
+    if buf.len() > 0 || first == 0 {
+        f(&buf, first)?;
+    }
+    Ok(())
+}
+
+/// `err` with "key i: " in front, of the same exception type.
+pub fn at_index(py: Python<'_>, err: PyErr, i: usize) -> PyErr {
+    let msg = format!("key {i}: {}", err.value(py));
+    if err.is_instance_of::<PyOverflowError>(py) {
+        PyOverflowError::new_err(msg)
+    } else if err.is_instance_of::<PyTypeError>(py) {
+        PyTypeError::new_err(msg)
+    } else if err.is_instance_of::<PyValueError>(py) {
+        PyValueError::new_err(msg)
+    } else {
+        err
+    }
+}
+
+/// NumPy fixed-width bytes (`S`): each item is `itemsize` bytes, and NumPy
+/// drops trailing NULs when it hands an item to Python, so they are dropped
+/// here too (`np.array([b"ab", b"a"])[1] == b"a"`).
+pub fn fixed_bytes(data: &[u8], itemsize: usize) -> PyResult<KeyBuffer> {
+    if itemsize == 0 || !data.len().is_multiple_of(itemsize) {
+        return Err(PyValueError::new_err(format!(
+            "fixed-width bytes: buffer of {} bytes is not a whole number of {itemsize}-byte items",
+            data.len()
+        )));
+    }
+    let mut buf = KeyBuffer::default();
+    buf.data.reserve(data.len());
+    for item in data.chunks_exact(itemsize) {
+        let len = item.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+        buf.push(&item[..len]);
+    }
+    Ok(buf)
+}
+
+/// NumPy fixed-width unicode (`U`): each item is `width` UCS-4 code points,
+/// trailing NULs dropped as NumPy does, encoded as UTF-8 (as `str` keys are).
+pub fn ucs4(data: &[u32], width: usize) -> PyResult<KeyBuffer> {
+    if width == 0 || !data.len().is_multiple_of(width) {
+        return Err(PyValueError::new_err(format!(
+            "fixed-width unicode: {} code points are not a whole number of {width}-wide items",
+            data.len()
+        )));
+    }
+    let mut buf = KeyBuffer::default();
+    buf.data.reserve(data.len());
+    let mut utf8 = [0u8; 4];
+    for (i, item) in data.chunks_exact(width).enumerate() {
+        let len = item.iter().rposition(|&c| c != 0).map_or(0, |p| p + 1);
+        for &c in &item[..len] {
+            let ch = char::from_u32(c).ok_or_else(|| {
+                PyValueError::new_err(format!(
+                    "key {i}: code point {c:#x} cannot be encoded as UTF-8 (a surrogate or \
+                     beyond U+10FFFF)"
+                ))
+            })?;
+            buf.data
+                .extend_from_slice(ch.encode_utf8(&mut utf8).as_bytes());
+        }
+        buf.ends.push(buf.data.len());
+    }
+    Ok(buf)
+}
+
+/// One Arrow array's keys, borrowed from its buffers where the layout allows.
+pub enum ArrowKeys<'a> {
+    /// 64-bit integers, as their `u64` bit patterns (`i64` and `u64` hash the
+    /// same bytes).
+    U64Borrowed(&'a [u64]),
+    /// Narrower integers widened to 64 bits (as the Python `int` they are).
+    U64Owned(Vec<u64>),
+    /// Strings (UTF-8) and binaries, as slices of the array's data buffer.
+    Bytes(Vec<&'a [u8]>),
+}
+
+/// Dictionary-encoded keys (PyArrow's `dictionary_encode()`, pandas and
+/// Polars categoricals) decoded to their values: a key is its value, not
+/// its code.
+pub fn decode_dictionary(array: ArrayRef) -> PyResult<ArrayRef> {
+    match array.data_type() {
+        DataType::Dictionary(_, value) => {
+            let value = value.as_ref().clone();
+            arrow_cast::cast(&array, &value).map_err(|e| {
+                PyTypeError::new_err(format!("cannot decode dictionary-encoded keys: {e}"))
+            })
+        }
+        _ => Ok(array),
+    }
+}
+
+/// The keys of one Arrow array whose first key is key `first` of the
+/// batch: `TypeError` for a type that is not a key, `ValueError` for nulls.
+pub fn arrow_keys(array: &ArrayRef, first: usize) -> PyResult<ArrowKeys<'_>> {
+    if array.null_count() > 0 {
+        let at = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
+        return Err(PyValueError::new_err(format!(
+            "keys contain nulls (the first at index {}); drop or fill them first",
+            first + at
+        )));
+    }
+    fn widen<T: ArrowPrimitiveType>(array: &ArrayRef, f: impl Fn(T::Native) -> u64) -> Vec<u64> {
+        array
+            .as_primitive::<T>()
+            .values()
+            .iter()
+            .map(|&v| f(v))
+            .collect()
+    }
+    Ok(match array.data_type() {
+        DataType::Int64 => ArrowKeys::U64Borrowed(bytemuck::cast_slice(
+            array.as_primitive::<Int64Type>().values(),
+        )),
+        DataType::UInt64 => ArrowKeys::U64Borrowed(array.as_primitive::<UInt64Type>().values()),
+        DataType::Int32 => ArrowKeys::U64Owned(widen::<Int32Type>(array, |v| i64::from(v) as u64)),
+        DataType::Int16 => ArrowKeys::U64Owned(widen::<Int16Type>(array, |v| i64::from(v) as u64)),
+        DataType::Int8 => ArrowKeys::U64Owned(widen::<Int8Type>(array, |v| i64::from(v) as u64)),
+        DataType::UInt32 => ArrowKeys::U64Owned(widen::<UInt32Type>(array, u64::from)),
+        DataType::UInt16 => ArrowKeys::U64Owned(widen::<UInt16Type>(array, u64::from)),
+        DataType::UInt8 => ArrowKeys::U64Owned(widen::<UInt8Type>(array, u64::from)),
+        DataType::Utf8 => {
+            ArrowKeys::Bytes(array.as_string::<i32>().iter().map(bytes_of_str).collect())
+        }
+        DataType::LargeUtf8 => {
+            ArrowKeys::Bytes(array.as_string::<i64>().iter().map(bytes_of_str).collect())
+        }
+        DataType::Utf8View => {
+            ArrowKeys::Bytes(array.as_string_view().iter().map(bytes_of_str).collect())
+        }
+        DataType::Binary => {
+            ArrowKeys::Bytes(array.as_binary::<i32>().iter().map(bytes_of).collect())
+        }
+        DataType::LargeBinary => {
+            ArrowKeys::Bytes(array.as_binary::<i64>().iter().map(bytes_of).collect())
+        }
+        DataType::BinaryView => {
+            ArrowKeys::Bytes(array.as_binary_view().iter().map(bytes_of).collect())
+        }
+        DataType::Float16 | DataType::Float32 | DataType::Float64 => {
+            return Err(PyTypeError::new_err(format!(
+                "float keys are not supported (Arrow type {}): a float would not answer as the \
+                 int it prints as; cast to an integer or string type first",
+                array.data_type()
+            )));
+        }
+        other => {
+            return Err(PyTypeError::new_err(format!(
+                "unsupported Arrow key type {other}: keys are integers, strings or binaries"
+            )));
+        }
+    })
+}
+
+// Nulls were refused above, so every item is present.
+fn bytes_of_str(s: Option<&str>) -> &[u8] {
+    s.map_or(&[], str::as_bytes)
+}
+
+fn bytes_of(b: Option<&[u8]>) -> &[u8] {
+    b.unwrap_or(&[])
+}

@@ -1,0 +1,25 @@
+//! The `lesshash._lesshash` extension module: the Rust crate's Bloom filter
+//! and Count-Min sketch for Python. The Python package around it
+//! (`python/lesshash/`) adds key normalisation (`_keys.py`) and the Dask
+//! helpers (`dask.py`); docs/python.md has the user's view.
+//!
+//! Nothing here re-implements the crate: hashing, sizing, the batch and
+//! parallel paths and the file format are the crate's, so a key answers the
+//! same in Python as in Rust and on the command line.
+
+mod batch;
+mod bloom;
+mod count_min;
+mod errors;
+mod keys;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<bloom::BloomFilter>()?;
+    m.add_class::<count_min::CountMinSketch>()?;
+    m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
+    m.add("KERNEL", lesshash::kernel_name())?;
+    Ok(())
+}

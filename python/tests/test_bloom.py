@@ -1,0 +1,457 @@
+"""BloomFilter: construction, keys of every type, batch paths, set
+operations, persistence, errors."""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+from lesshash import BloomFilter
+
+LAYOUTS = ["blocked", "split-block", "classic", "partitioned"]
+SCHEMES = ["double", "enhanced-cube", "enhanced-square", "independent"]
+
+
+def ints(n, seed=1):
+    rng = np.random.default_rng(seed)
+    return rng.integers(-(2**63), 2**63 - 1, size=n, dtype=np.int64)
+
+
+# ------------------------------------------------------------ construction --
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("scheme", SCHEMES + [None])
+def test_every_layout_and_scheme_has_no_false_negatives(layout, scheme):
+    bf = BloomFilter(5000, 0.01, layout=layout, scheme=scheme, seed=7)
+    keys = ints(5000)
+    bf.add_many(keys)
+    assert bf.contains_many(keys).all()
+    assert all(int(k) in bf for k in keys[:200])
+    assert bf.layout == layout
+    if scheme is not None:
+        assert bf.scheme == scheme
+
+
+def test_properties_and_repr():
+    bf = BloomFilter(1000, 0.01)
+    assert bf.layout == "blocked" and bf.scheme == "double"
+    assert bf.bits % 512 == 0 and bf.hashes >= 1
+    assert bf.bits_per_key is None and bf.insert_calls == 0
+    assert bf.fill_ratio == 0 and bf.estimated_len == 0 and bf.expected_fpr == 0
+    bf.add_many(range(1000))
+    assert bf.insert_calls == 1000
+    assert bf.bits_per_key == pytest.approx(bf.bits / 1000)
+    assert 0.2 < bf.fill_ratio < 0.8
+    assert abs(bf.estimated_len - 1000) < 60
+    assert 0.002 < bf.expected_fpr <= 0.012
+    assert bf.nbytes == bf.bits // 8
+    r = repr(bf)
+    assert r.startswith("BloomFilter(layout='blocked', scheme='double', bits=")
+    assert "insert_calls=1000" in r
+
+
+def test_from_bits():
+    bf = BloomFilter.from_bits(10_000, 7, layout="classic", scheme="independent", seed=3)
+    assert (bf.bits, bf.hashes, bf.seed) == (10_000, 7, 3)
+    # Two-hash classic filters are built over a prime range.
+    assert BloomFilter.from_bits(10_000, 7, layout="classic").bits == 10_007
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, exc, words",
+    [
+        ((1000, 0.0), {}, ValueError, "fpr"),
+        ((1000, 1.5), {}, ValueError, "fpr"),
+        ((1000, float("nan")), {}, ValueError, "fpr"),
+        ((-5, 0.01), {}, ValueError, "expected_items"),
+        ((2**64, 0.01), {}, OverflowError, "expected_items"),
+        ((1.5, 0.01), {}, TypeError, "expected_items"),
+        ((1000, "x"), {}, TypeError, "fpr"),
+        ((1000, 0.01), {"layout": "round"}, ValueError, "layout"),
+        ((1000, 0.01), {"scheme": "triple"}, ValueError, "scheme"),
+        ((1000, 0.01), {"seed": -1}, ValueError, "seed"),
+        ((1000, 0.01), {"seed": 2**64}, OverflowError, "seed"),
+    ],
+)
+def test_bad_parameters_name_the_parameter(args, kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        BloomFilter(*args, **kwargs)
+
+
+def test_bad_geometry():
+    with pytest.raises(ValueError, match="hashes"):
+        BloomFilter.from_bits(1000, 0)
+    with pytest.raises(ValueError, match="hashes"):
+        BloomFilter.from_bits(1000, 2**33)
+    with pytest.raises(ValueError, match="bits"):
+        BloomFilter.from_bits(0, 3)
+    with pytest.raises((ValueError, MemoryError), match="bits"):
+        BloomFilter.from_bits(2**62, 3)
+
+
+# ------------------------------------------------------------------ keys --
+
+
+def test_int_keys_hash_as_64_bit_integers():
+    bf = BloomFilter(100, 1e-6)
+    for k in [0, 1, -1, 2**63 - 1, -(2**63), 2**64 - 1, 2**63]:
+        bf.add(k)
+    for k in [0, 1, -1, 2**63 - 1, -(2**63), 2**64 - 1, 2**63]:
+        assert k in bf
+    # -1 and 2**64 - 1 are the same 8 bytes, as in Rust (i64 -1 == u64 MAX).
+    g = BloomFilter(100, 1e-6)
+    g.add(-1)
+    assert 2**64 - 1 in g
+    # NumPy scalars and bools are ints.
+    g.add(np.int32(77))
+    assert 77 in g and np.uint64(77) in g
+    g.add(True)
+    assert 1 in g
+
+
+@pytest.mark.parametrize("key", [2**64, -(2**63) - 1, 10**30])
+def test_ints_beyond_64_bits_overflow(key):
+    bf = BloomFilter(100, 0.01)
+    with pytest.raises(OverflowError, match="64-bit"):
+        bf.add(key)
+    with pytest.raises(OverflowError, match="key 1"):
+        bf.add_many([1, key])
+    # The batch's keys are read before any is inserted (per 65,536-key chunk).
+    assert bf.insert_calls == 0
+
+
+@pytest.mark.parametrize(
+    "key, exc",
+    [
+        (1.0, TypeError),
+        (float("nan"), TypeError),
+        (None, TypeError),
+        (object(), TypeError),
+        ([1], TypeError),
+        (np.float64(3.0), TypeError),
+        ("\ud800", ValueError),  # a lone surrogate has no UTF-8
+    ],
+)
+def test_bad_single_keys(key, exc):
+    bf = BloomFilter(100, 0.01)
+    with pytest.raises(exc):
+        bf.add(key)
+    with pytest.raises(exc):
+        key in bf  # noqa: B015
+
+
+def test_str_and_bytes_keys():
+    bf = BloomFilter(100, 1e-6)
+    bf.add("héllo")
+    bf.add(b"\x00\xff")
+    assert "héllo" in bf
+    assert "héllo".encode() in bf  # str keys are their UTF-8 bytes
+    assert bytearray(b"\x00\xff") in bf and memoryview(b"\x00\xff") in bf
+    assert "hello" not in bf
+
+
+def batches(keys_int: np.ndarray, keys_str: list[str]):
+    """Every batch form of the same keys, and the single-key equivalents."""
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    small = keys_int % 100
+    forms = {
+        "int64": (keys_int, [int(k) for k in keys_int]),
+        "uint64": (keys_int.view(np.uint64), [int(k) for k in keys_int.view(np.uint64)]),
+        "int32": (small.astype(np.int32) - 50, [int(k) - 50 for k in small]),
+        "int16": (small.astype(np.int16) - 50, [int(k) - 50 for k in small]),
+        "int8": (small.astype(np.int8) - 50, [int(k) - 50 for k in small]),
+        "uint32": (small.astype(np.uint32), [int(k) for k in small]),
+        "uint16": (small.astype(np.uint16), [int(k) for k in small]),
+        "uint8": (small.astype(np.uint8), [int(k) for k in small]),
+        "bool": (small > 50, [bool(k > 50) for k in small]),
+        "strided": (keys_int[::3], [int(k) for k in keys_int[::3]]),
+        "list-int": ([int(k) for k in keys_int], [int(k) for k in keys_int]),
+        "tuple-int": (tuple(int(k) for k in keys_int), [int(k) for k in keys_int]),
+        "generator": ((int(k) for k in keys_int), [int(k) for k in keys_int]),
+        "list-str": (list(keys_str), keys_str),
+        "np-U": (np.array(keys_str), keys_str),
+        "np-S": (np.array([s.encode() for s in keys_str]), [s.encode() for s in keys_str]),
+        "np-object": (np.array(keys_str, dtype=object), keys_str),
+        "pa-int64": (pa.array(keys_int), [int(k) for k in keys_int]),
+        "pa-int32": (pa.array(small.astype(np.int32) - 50), [int(k) - 50 for k in small]),
+        "pa-uint8": (pa.array(small.astype(np.uint8)), [int(k) for k in small]),
+        "pa-uint64": (pa.array(keys_int.view(np.uint64)), [int(k) for k in keys_int.view(np.uint64)]),
+        "pa-string": (pa.array(keys_str, pa.string()), keys_str),
+        "pa-large-string": (pa.array(keys_str, pa.large_string()), keys_str),
+        "pa-string-view": (pa.array(keys_str, pa.string_view()), keys_str),
+        "pa-binary": (pa.array([s.encode() for s in keys_str], pa.binary()), keys_str),
+        "pa-large-binary": (pa.array([s.encode() for s in keys_str], pa.large_binary()), keys_str),
+        "pa-sliced": (pa.array(keys_str, pa.string()).slice(3, 50), keys_str[3:53]),
+        "pa-chunked": (pa.chunked_array([keys_str[:10], keys_str[10:]]), keys_str),
+        "pa-dictionary": (pa.array(keys_str).dictionary_encode(), keys_str),
+        "pd-int64": (pd.Series(keys_int), [int(k) for k in keys_int]),
+        "pd-Int64": (pd.Series(keys_int, dtype="Int64"), [int(k) for k in keys_int]),
+        "pd-str": (pd.Series(keys_str), keys_str),
+        "pd-object": (pd.Series(keys_str, dtype=object), keys_str),
+        "pd-arrow-str": (pd.Series(keys_str, dtype="string[pyarrow]"), keys_str),
+        "pd-category": (pd.Series(keys_str, dtype="category"), keys_str),
+        "pd-index": (pd.Index(keys_int), [int(k) for k in keys_int]),
+    }
+    return forms
+
+
+def key_sets():
+    keys_int = ints(300, seed=5)
+    keys_str = [f"k-{i}-é" for i in range(300)] + [""]
+    return keys_int, keys_str
+
+
+@pytest.mark.parametrize("form", list(batches(*key_sets()).keys()))
+def test_every_batch_form_answers_as_single_keys(form):
+    keys_int, keys_str = key_sets()
+    batch, singles = batches(keys_int, keys_str)[form]
+    # add_many with the batch form; single-key answers must all be True.
+    bf = BloomFilter(1000, 0.001, seed=11)
+    n = bf.add_many(batch)
+    assert n == len(singles)
+    assert all(k in bf for k in singles), "false negative"
+    # add with single keys; contains_many with the batch form agrees with
+    # `in` for members and non-members alike.
+    g = BloomFilter(1000, 0.001, seed=11)
+    for k in singles:
+        g.add(k)
+    assert g == bf
+    batch2, _ = batches(keys_int, keys_str)[form]  # generators are single use
+    got = g.contains_many(batch2)
+    assert got.dtype == np.bool_ and got.shape == (len(singles),)
+    assert got.all()
+    other = BloomFilter(1000, 0.001, seed=12)
+    for k in singles[: len(singles) // 2]:
+        other.add(k)
+    batch3, _ = batches(keys_int, keys_str)[form]
+    assert other.contains_many(batch3).tolist() == [k in other for k in singles]
+
+
+def test_numpy_fixed_width_padding_is_stripped_as_numpy_does():
+    arr = np.array([b"ab", b"a", b""])  # stored as b"ab", b"a\0", b"\0\0"
+    bf = BloomFilter(10, 1e-6)
+    bf.add_many(arr)
+    assert b"a" in bf and b"" in bf and b"a\x00" not in bf
+    u = np.array(["xyz", "x"])
+    bf.add_many(u)
+    assert "x" in bf and "x\x00" not in bf
+
+
+@pytest.mark.parametrize(
+    "bad, exc, words",
+    [
+        (np.array([1.0, 2.0]), TypeError, "float"),
+        (np.array([[1, 2], [3, 4]]), ValueError, "one-dimensional"),
+        (np.array(["2020-01-01"], dtype="datetime64[D]"), TypeError, "dtype"),
+        ([1, None], TypeError, "key 1: None"),
+        ([1, 2.5], TypeError, "key 1: float"),
+        (["a", float("nan")], TypeError, "key 1: float"),
+        (np.array(["a", None], dtype=object), TypeError, "key 1: None"),
+        ("abc", TypeError, "single str"),
+        (b"abc", TypeError, "single str"),
+        ({1: 2}, TypeError, "dict"),
+        (5, TypeError, "not iterable"),
+        ([2**64], OverflowError, "key 0"),
+    ],
+)
+def test_bad_batches(bad, exc, words):
+    bf = BloomFilter(100, 0.01)
+    with pytest.raises(exc, match=words):
+        bf.add_many(bad)
+    with pytest.raises(exc, match=words):
+        bf.contains_many(bad)
+
+
+def test_bad_arrow_and_pandas_batches():
+    pa = pytest.importorskip("pyarrow")
+    pd = pytest.importorskip("pandas")
+    bf = BloomFilter(100, 0.01)
+    with pytest.raises(ValueError, match="nulls .the first at index 1"):
+        bf.add_many(pa.array(["a", None, "c"]))
+    with pytest.raises(TypeError, match="float keys are not supported .Arrow type Float64"):
+        bf.add_many(pa.array([1.5, 2.5]))
+    with pytest.raises(TypeError, match="Arrow key type"):
+        bf.add_many(pa.array([[1], [2]]))
+    with pytest.raises(ValueError, match="missing values|nulls"):
+        bf.add_many(pd.Series([1, None, 3], dtype="Int64"))
+    with pytest.raises(ValueError, match="null"):
+        bf.add_many(pd.Series(["a", None], dtype="string[pyarrow]"))
+    with pytest.raises(TypeError, match="float"):
+        bf.add_many(pd.Series([1.0, 2.0]))
+    assert bf.insert_calls == 0
+
+
+def test_large_batches_take_the_parallel_path():
+    keys = np.arange(400_000, dtype=np.int64) * 11
+    bf = BloomFilter(400_000, 0.01)
+    bf.add_many(keys)  # queries of this many keys run in parallel
+    ref = BloomFilter(400_000, 0.01)
+    for chunk in np.array_split(keys, 8):  # below it
+        ref.add_many(chunk)
+    assert bf == ref
+    got = bf.contains_many(keys + 1)
+    small = np.concatenate([ref.contains_many(c) for c in np.array_split(keys + 1, 8)])
+    assert (got == small).all()
+    assert bf.contains_many(keys).all()
+
+
+def test_update_and_empty_batches():
+    bf = BloomFilter(100, 0.01)
+    bf.update({"a", "b"})
+    bf.update(iter([]))
+    assert bf.add_many([]) == 0
+    assert bf.contains_many([]).shape == (0,)
+    assert bf.contains_many(np.array([], dtype=np.int64)).shape == (0,)
+    assert "a" in bf and "b" in bf
+
+
+def test_false_positive_rate_matches_the_target():
+    # 1e5 keys at 1%: 1e6 non-member queries expect 1e4 false positives
+    # (binomial sd 100, 1%); the filter's rate is within 10% of the target
+    # by construction, so 4.5 sd above 1.0x the target fails a broken path.
+    n, p = 100_000, 0.01
+    for layout in LAYOUTS:
+        bf = BloomFilter(n, p, layout=layout, seed=99)
+        bf.add_many(np.arange(n, dtype=np.uint64))
+        queries = np.arange(n, n + 1_000_000, dtype=np.uint64)
+        measured = bf.contains_many(queries).mean()
+        expected = bf.expected_fpr
+        sd = math.sqrt(expected * (1 - expected) / len(queries))
+        assert abs(measured - expected) < 4.5 * sd + 1e-12, (layout, measured, expected)
+        assert measured < p + 4.5 * math.sqrt(p / len(queries)), (layout, measured)
+
+
+# ------------------------------------------------------------ set algebra --
+
+
+def test_union_is_the_filter_of_both_sets():
+    a, b, both = (BloomFilter(2000, 0.01, seed=5) for _ in range(3))
+    a.add_many(range(0, 1000))
+    b.add_many(range(1000, 2000))
+    both.add_many(range(0, 2000))
+    assert a | b == both
+    assert a.union(b) == both
+    c = a.copy()
+    c |= b
+    assert c == both
+    assert a != both  # a unchanged
+    c |= c
+    assert c == both
+    with pytest.raises(TypeError):
+        a | 5  # noqa: B018
+    with pytest.raises(ValueError, match="seed"):
+        a | BloomFilter(2000, 0.01, seed=6)  # noqa: B018
+    with pytest.raises(ValueError, match="bits"):
+        a.union(BloomFilter(20_000, 0.01, seed=5))
+    with pytest.raises(ValueError, match="layout"):
+        a |= BloomFilter(2000, 0.01, seed=5, layout="split-block")
+
+
+def test_copy_clear_eq():
+    a = BloomFilter(100, 0.01)
+    a.add("x")
+    for b in (a.copy(), copy.copy(a), copy.deepcopy(a)):
+        assert b == a and b is not a
+        b.add("y")
+        assert b != a and "y" in b  # an independent copy
+    a.clear()
+    assert "x" not in a and a.fill_ratio == 0
+    with pytest.raises(TypeError):
+        hash(a)  # mutable: unhashable
+
+
+# ----------------------------------------------------------- persistence --
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_bytes_pickle_save_load(tmp_path, layout):
+    bf = BloomFilter(1000, 0.01, layout=layout, seed=123)
+    bf.add_many(np.arange(1000))
+    for g in (
+        BloomFilter.from_bytes(bf.to_bytes()),
+        BloomFilter.from_bytes(bytearray(bf.to_bytes())),
+        BloomFilter.from_bytes(memoryview(bf.to_bytes())),
+        pickle.loads(pickle.dumps(bf)),
+        pickle.loads(pickle.dumps(bf, protocol=2)),
+    ):
+        assert g == bf and g.insert_calls == 1000 and g.seed == 123
+        assert g.contains_many(np.arange(1000)).all()
+    path = tmp_path / "f.lhbf"
+    bf.save(path)
+    bf.save(str(path))  # over its own earlier output
+    assert BloomFilter.load(path) == bf
+    assert sorted(os.listdir(tmp_path)) == ["f.lhbf"], "temporary file left behind"
+
+
+def test_corrupt_bytes_are_rejected_cleanly():
+    bf = BloomFilter(200, 0.01, seed=1)
+    bf.add_many(range(200))
+    data = bf.to_bytes()
+    rng = np.random.default_rng(3)
+    for i in rng.choice(len(data), size=200, replace=False):
+        bad = bytearray(data)
+        bad[i] ^= 1 << int(rng.integers(8))
+        with pytest.raises(ValueError):
+            BloomFilter.from_bytes(bytes(bad))
+    for n in [0, 1, 8, 63, 64, len(data) - 1]:
+        with pytest.raises(ValueError):
+            BloomFilter.from_bytes(data[:n])
+    with pytest.raises(ValueError, match="magic"):
+        BloomFilter.from_bytes(b"x" * len(data))
+    with pytest.raises(TypeError, match="bytes"):
+        BloomFilter.from_bytes("not bytes")
+    with pytest.raises(TypeError):
+        BloomFilter.from_bytes(12)
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        BloomFilter.load(tmp_path / "missing.lhbf")
+    (tmp_path / "junk").write_bytes(b"junk")
+    with pytest.raises(ValueError):
+        BloomFilter.load(tmp_path / "junk")
+    bf = BloomFilter(10, 0.01)
+    with pytest.raises(OSError):
+        bf.save(tmp_path / "no-such-dir" / "f.lhbf")
+    (tmp_path / "d").mkdir()
+    with pytest.raises(OSError):
+        bf.save(tmp_path / "d")
+    assert (tmp_path / "d").is_dir()
+
+
+def test_batches_release_the_gil():
+    """Another Python thread runs while a large batch is inserted."""
+    import threading
+    import time
+
+    bf = BloomFilter(5_000_000, 0.01)
+    keys = np.arange(5_000_000, dtype=np.int64)
+    ticks = []
+    done = threading.Event()
+
+    def ticker():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    t = threading.Thread(target=ticker)
+    t.start()
+    try:
+        start = time.perf_counter()
+        for _ in range(4):
+            bf.add_many(keys)
+            bf.contains_many(keys)
+        end = time.perf_counter()
+    finally:
+        done.set()
+        t.join()
+    during = [x for x in ticks if start < x < end]
+    # With the GIL held throughout, the ticker could not run at all.
+    assert len(during) >= 5, (len(during), end - start)

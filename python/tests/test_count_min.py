@@ -1,0 +1,118 @@
+"""CountMinSketch: estimates never undercount, batch paths agree with single
+keys, merge, persistence, errors."""
+
+from __future__ import annotations
+
+import collections
+import pickle
+
+import numpy as np
+import pytest
+
+from lesshash import CountMinSketch
+
+
+@pytest.mark.parametrize("scheme", ["double", "independent"])
+@pytest.mark.parametrize("conservative", [False, True])
+def test_estimates_never_undercount_and_batches_agree(scheme, conservative):
+    rng = np.random.default_rng(1)
+    stream = rng.zipf(1.3, size=20_000).astype(np.int64)
+    truth = collections.Counter(int(x) for x in stream)
+    a = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
+    a.add_many(stream)
+    b = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
+    for x in stream[:5000]:
+        b.add(int(x))
+    b.add_many(list(stream[5000:]))
+    if not conservative:
+        assert a == b
+    assert a.total == len(stream)
+    keys = np.array(sorted(truth), dtype=np.int64)
+    est = a.estimate_many(keys)
+    assert est.dtype == np.uint64
+    assert all(int(e) >= truth[int(k)] for k, e in zip(keys, est)), "undercount"
+    assert [a.estimate(int(k)) for k in keys[:100]] == est[:100].tolist()
+    # Additive error at most epsilon * total for all but a delta fraction.
+    over = sum(int(e) - truth[int(k)] > 0.001 * len(stream) for k, e in zip(keys, est))
+    assert over <= 0.05 * len(keys) + 1
+
+
+def test_counts():
+    s = CountMinSketch(width=1009, depth=4)
+    s.add("a", 5)
+    s.add_many(["b", "c"], counts=[2, 3])
+    s.add_many(np.array(["d"]), counts=np.array([7], dtype=np.uint32))
+    s.add_many(["e", "e"], counts=10)
+    assert [s.estimate(k) for k in "abcde"] == [5, 2, 3, 7, 20]
+    assert s.total == 37
+    with pytest.raises(ValueError, match="counts"):
+        s.add_many(["x", "y"], counts=[1])
+    with pytest.raises(ValueError, match="at least 0"):
+        s.add_many(["x"], counts=[-1])
+    with pytest.raises(TypeError, match="integers"):
+        s.add_many(["x"], counts=[1.5])
+    with pytest.raises(ValueError, match="count"):
+        s.add("x", -1)
+    assert s.total == 37
+
+
+def test_merge_and_mismatch():
+    a = CountMinSketch(0.01, 0.01, seed=1)
+    b = CountMinSketch(0.01, 0.01, seed=1)
+    a.add_many(["x"] * 3)
+    b.add_many(["x"] * 4)
+    a.merge(b)
+    assert a.estimate("x") >= 7 and a.total == 7
+    with pytest.raises(ValueError, match="seed"):
+        a.merge(CountMinSketch(0.01, 0.01, seed=2))
+    with pytest.raises(ValueError, match="width"):
+        a.merge(CountMinSketch(0.001, 0.01, seed=1))
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, words",
+    [
+        ({}, ValueError, "epsilon"),
+        ({"epsilon": 0.0, "delta": 0.1}, ValueError, "epsilon"),
+        ({"epsilon": 0.1, "delta": 2.0}, ValueError, "delta"),
+        ({"width": 1000, "depth": 4}, ValueError, "width"),  # not prime
+        ({"width": -1, "depth": 4}, ValueError, "width"),
+        ({"epsilon": 0.1, "delta": 0.1, "width": 101}, ValueError, "width"),
+        ({"epsilon": 0.1, "delta": 0.1, "scheme": "triple"}, ValueError, "scheme"),
+    ],
+)
+def test_bad_parameters(kwargs, exc, words):
+    with pytest.raises(exc, match=words):
+        CountMinSketch(**kwargs)
+
+
+def test_bytes_pickle_save_load(tmp_path):
+    s = CountMinSketch(0.01, 0.01, conservative=True, seed=9)
+    s.add_many(["a", "b", "a", 5, b"z"])
+    for t in (CountMinSketch.from_bytes(s.to_bytes()), pickle.loads(pickle.dumps(s))):
+        assert t == s and t.conservative and t.seed == 9 and t.total == 5
+        assert t.estimate("a") == s.estimate("a")
+    path = tmp_path / "s.lhcm"
+    s.save(path)
+    assert CountMinSketch.load(path) == s
+    data = s.to_bytes()
+    for i in range(0, len(data), max(1, len(data) // 97)):
+        bad = bytearray(data)
+        bad[i] ^= 0x10
+        with pytest.raises(ValueError):
+            CountMinSketch.from_bytes(bytes(bad))
+    with pytest.raises(ValueError):
+        CountMinSketch.from_bytes(data[:-1])
+    with pytest.raises(FileNotFoundError):
+        CountMinSketch.load(tmp_path / "missing")
+
+
+def test_bad_keys():
+    s = CountMinSketch(0.01, 0.01)
+    with pytest.raises(TypeError):
+        s.add(1.5)
+    with pytest.raises(TypeError, match="key 1"):
+        s.estimate_many(["a", None])
+    with pytest.raises(OverflowError):
+        s.add(2**64)
+    assert s.total == 0
