@@ -8,8 +8,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::batch::{PARALLEL_FROM, Sink, feed};
-use crate::errors::{bytes_like, to_py, unsigned};
+use crate::errors::{to_py, unsigned};
 use crate::keys::key_bytes;
+use crate::persist;
 
 /// A Bloom filter: "possibly in the set" or "certainly not", in a fixed number
 /// of bits, from one XXH3-128 hash per key.
@@ -246,45 +247,32 @@ impl BloomFilter {
 
     /// The filter in lesshash's binary format (the crate's and the CLI's).
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = py.detach(|| self.inner.to_bytes());
-        PyBytes::new(py, &bytes)
+        persist::to_bytes(py, &self.inner)
     }
 
     /// A filter from `to_bytes`'s output (or a file's contents); every field
     /// and both checksums are verified (`ValueError` names the one at fault).
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<BloomFilter> {
-        let data = bytes_like(data)?;
-        let bytes = data.as_bytes();
-        let inner = data
-            .py()
-            .detach(|| lesshash::BloomFilter::from_bytes(bytes))
-            .map_err(to_py)?;
-        Ok(BloomFilter { inner })
+        persist::from_bytes(data).map(|inner| BloomFilter { inner })
     }
 
     /// Writes the filter to `path` atomically (a temporary file beside it,
     /// synced, then renamed over it).
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
-        py.detach(|| self.inner.write_file(&path)).map_err(to_py)
+        persist::save(py, &self.inner, &path)
     }
 
     /// Reads a filter written by `save`, the crate or the CLI.
     #[classmethod]
     fn load(cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<BloomFilter> {
-        let inner = cls
-            .py()
-            .detach(|| lesshash::BloomFilter::read_file(&path))
-            .map_err(to_py)?;
-        Ok(BloomFilter { inner })
+        persist::load(cls.py(), &path).map(|inner| BloomFilter { inner })
     }
 
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (slf.borrow().to_bytes(py),)))
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        persist::reduce(slf.as_any())
     }
 
     /// Bits in the filter (m).

@@ -7,8 +7,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::batch::{Sink, feed};
-use crate::errors::{bytes_like, to_py, unsigned};
+use crate::errors::{to_py, unsigned};
 use crate::keys::key_bytes;
+use crate::persist;
 
 /// A Count-Min sketch: frequency estimates that never undercount, off by at
 /// most `epsilon` times the total count with probability at least
@@ -248,44 +249,32 @@ impl CountMinSketch {
 
     /// The sketch in lesshash's binary Count-Min format.
     fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        let bytes = py.detach(|| self.inner.to_bytes());
-        PyBytes::new(py, &bytes)
+        persist::to_bytes(py, &self.inner)
     }
 
     /// A sketch from `to_bytes`'s output; every field and the checksums are
-    /// verified.
+    /// verified (`ValueError` names the one at fault).
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<CountMinSketch> {
-        let data = bytes_like(data)?;
-        let bytes = data.as_bytes();
-        let inner = data
-            .py()
-            .detach(|| lesshash::CountMinSketch::from_bytes(bytes))
-            .map_err(to_py)?;
-        Ok(CountMinSketch { inner })
+        persist::from_bytes(data).map(|inner| CountMinSketch { inner })
     }
 
-    /// Writes the sketch to `path` atomically.
+    /// Writes the sketch to `path` atomically (a temporary file beside it,
+    /// synced, then renamed over it).
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
-        py.detach(|| self.inner.write_file(&path)).map_err(to_py)
+        persist::save(py, &self.inner, &path)
     }
 
-    /// Reads a sketch written by `save`.
+    /// Reads a sketch written by `save` or the crate.
     #[classmethod]
     fn load(cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<CountMinSketch> {
-        let inner = cls
-            .py()
-            .detach(|| lesshash::CountMinSketch::read_file(&path))
-            .map_err(to_py)?;
-        Ok(CountMinSketch { inner })
+        persist::load(cls.py(), &path).map(|inner| CountMinSketch { inner })
     }
 
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
-        let py = slf.py();
-        let from_bytes = slf.get_type().getattr("from_bytes")?;
-        Ok((from_bytes, (slf.borrow().to_bytes(py),)))
+    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
+        persist::reduce(slf.as_any())
     }
 
     /// Counters per table.

@@ -12,6 +12,7 @@ mod bloom;
 mod count_min;
 mod errors;
 mod keys;
+mod persist;
 
 use pyo3::prelude::*;
 
