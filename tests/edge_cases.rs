@@ -237,13 +237,18 @@ fn ranges_above_two_to_the_32_reach_high_indices() {
 #[ignore = "allocates 1 GiB"]
 fn a_filter_above_two_to_the_32_bits() {
     for layout in Layout::ALL {
-        let m = 1u64 << 33;
-        let mut f = builder(layout, Scheme::EnhancedDoubleHashing(Enhancement::Cube))
-            .bits(m)
+        let scheme = Scheme::EnhancedDoubleHashing(Enhancement::Cube);
+        // 2^33 bits, grown to a prime range on the flat layouts (a two-hash
+        // scheme's strides must be coprime to it).
+        let requested = 1u64 << 33;
+        let mut f = builder(layout, scheme)
+            .bits(requested)
             .hashes(8)
             .build()
             .unwrap();
+        let m = common::built_bits(layout, scheme, requested, 8);
         assert_eq!(f.num_bits(), m);
+        assert!(m >= requested && m - requested < 1 << 12, "{layout:?}: {m}");
         let keys = members(33, 2000);
         f.insert_batch(&keys);
         let mut positions: Vec<u64> = keys.iter().flat_map(|k| f.positions(k)).collect();
