@@ -5,7 +5,7 @@ same table; and a Dask build over a 2-worker LocalCluster against one
 process.
 
     pip install "./python[bench,dask]"
-    ../shared/tools/quiet python python/benchmarks/bench.py            # all
+    python python/benchmarks/bench.py            # all (on an otherwise idle machine)
     python python/benchmarks/bench.py --sizes 1e6 --repeat 3           # quicker
     python python/benchmarks/bench.py --dask-only                      # the Dask row
 
