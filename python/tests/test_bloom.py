@@ -455,3 +455,12 @@ def test_batches_release_the_gil():
     during = [x for x in ticks if start < x < end]
     # With the GIL held throughout, the ticker could not run at all.
     assert len(during) >= 5, (len(during), end - start)
+
+
+def test_the_package_docstring_example_runs():
+    import doctest
+
+    import lesshash
+
+    result = doctest.testmod(lesshash)
+    assert result.attempted >= 3 and result.failed == 0
