@@ -4,6 +4,7 @@
 //! cargo bench                                   # everything, about 10 minutes
 //! cargo bench --bench lesshash -- --quick       # a fast look
 //! cargo bench --bench lesshash -- hashes_saved  # one group (a regex filter)
+//! cargo bench --bench lesshash -- '^hash/'       # XXH3-128 per key vs batched
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
 //! cargo run --release --example bench_report    # docs/benchmarks.md + plots
 //! ```
@@ -22,6 +23,7 @@ mod groups {
     pub mod common;
     pub mod count_min;
     pub mod format;
+    pub mod hash;
     pub mod hashes_saved;
     pub mod peers;
     pub mod throughput;
@@ -47,6 +49,7 @@ fn main() {
     .configure_from_args();
 
     run_event("start");
+    groups::hash::register(&mut c);
     groups::hashes_saved::register(&mut c);
     groups::throughput::register(&mut c);
     groups::peers::register(&mut c);

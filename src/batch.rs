@@ -39,7 +39,7 @@ use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
 use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
-use crate::hash::{Key, hash128};
+use crate::hash::{HashEngine, Key, Secrets};
 use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
@@ -258,12 +258,18 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
     }
 }
 
-/// A `fill` closure hashing `keys` with `seed`.
-pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
+/// A `fill` closure hashing `keys` with `seed` by the kernel's hash
+/// engine (several keys at once where they are short; XXH3-128 exactly).
+pub(crate) fn hash_keys<K: Key>(
+    keys: &[K],
+    seed: u64,
+    kernel: Kernel,
+) -> impl FnMut(usize, &mut [u128]) + '_ {
+    let engine: HashEngine = kernel.hash_engine();
+    let secrets = Secrets::new(seed);
     move |start, out| {
-        for (h, key) in out.iter_mut().zip(&keys[start..]) {
-            *h = key.with_bytes(|b| hash128(b, seed));
-        }
+        let len = out.len();
+        engine.hash_into(&keys[start..start + len], &secrets, out);
     }
 }
 
@@ -292,7 +298,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words_mut(),
                 keys.len(),
-                hash_keys(keys, g.seed),
+                hash_keys(keys, g.seed, g.tuning.kernel),
             ),
             None => {
                 let words = self.words_mut();
@@ -349,7 +355,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words(),
                 keys.len(),
-                hash_keys(keys, g.seed),
+                hash_keys(keys, g.seed, g.tuning.kernel),
                 hit,
             ),
             None => {

@@ -55,6 +55,7 @@
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
+mod hash;
 pub mod scalar;
 pub mod wide;
 

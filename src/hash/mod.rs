@@ -14,15 +14,25 @@
 //! integers and may change between Rust versions, so filters built that way
 //! should not be persisted across platforms or toolchains.
 //!
-//! # Why one-shot hashing
+//! # Why one-shot hashing, and several keys at once
 //!
-//! `xxh3_128_with_seed` over a byte slice costs about 1.8 ns for an 8-byte key
-//! on the development machine (the `floor-hash` benchmark in
-//! docs/benchmarks.md); the streaming `Xxh3` state costs 12-48 ns per small
-//! key (its setup and finalisation dominate short inputs). Every path here
-//! is one-shot.
+//! A single key is hashed by `xxhash-rust`'s one-shot `xxh3_128_with_seed`
+//! (the streaming `Xxh3` state costs 12-48 ns per small key: its setup and
+//! finalisation dominate short inputs). A batch of keys of at most 16 bytes
+//! (integers, fixed-width ids) is hashed by [`short`]: XXH3-128's
+//! closed short-input formulas with the seed's constants computed once per
+//! batch, one key at a time in scalar code or four at a time in AVX2
+//! registers (`avx2`), bit for bit the same value.
 
-#![forbid(unsafe_code)]
+// `forbid` would extend to `avx2`, whose intrinsics and call into a
+// `target_feature` function are the only `unsafe` here.
+#![deny(unsafe_code)]
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+pub(crate) mod short;
+
+pub(crate) use short::Secrets;
 
 use xxhash_rust::xxh3::{xxh3_64_with_seed, xxh3_128_with_seed};
 
@@ -213,6 +223,32 @@ pub fn hash128(bytes: &[u8], seed: u64) -> u128 {
 #[inline]
 pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
     key.with_bytes(|b| hash128(b, seed))
+}
+
+/// How a batch of keys is hashed: every engine gives XXH3-128 exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum HashEngine {
+    /// The short-input formulas one key at a time in scalar code (the
+    /// portable engine: SSE2 and NEON have no 64-bit vector multiply, so
+    /// `mulx`/`umulh` on one key beats emulating it in vector lanes).
+    Scalar,
+    /// Four keys per AVX2 register.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(crate::cpu::Avx2),
+}
+
+impl HashEngine {
+    /// XXH3-128 of each of `keys` under the seed of `s` into `out` (the
+    /// same length; the caller checked it).
+    #[inline]
+    pub(crate) fn hash_into<K: Key>(self, keys: &[K], s: &Secrets, out: &mut [u128]) {
+        debug_assert_eq!(keys.len(), out.len());
+        match self {
+            HashEngine::Scalar => short::hash_into::<u64, K>(keys, s, out),
+            #[cfg(target_arch = "x86_64")]
+            HashEngine::Avx2(token) => avx2::hash_keys(token, keys, s, out),
+        }
+    }
 }
 
 /// Splits a 128-bit hash into `(h1, h2)`: h1 is the low 64 bits, h2 the high.

@@ -1,0 +1,67 @@
+//! XXH3-128 per key: one key at a time (`hash_key`, `xxhash-rust`'s
+//! one-shot call: what a single-key insert or query pays) against the
+//! batched hash every batch path runs (`Kernel::hash_batch`, per kernel
+//! available here: `scalar` and `wide` run the short-input formulas one
+//! key at a time with the seed's constants computed once per batch, `avx2`
+//! four keys per register). Ids: `hash/<keys>/<variant>`, keys `u64`,
+//! `id16` (16-byte `[u8; 16]` ids) and `str16` (16-character strings, a
+//! variable-length type that happens to share one length), `BATCH` keys
+//! per iteration from an L1-resident pool.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use lesshash::{Kernel, Key, hash_key};
+
+use super::common::{Cursor, hex16, mix};
+
+const BATCH: usize = 512;
+const POOL: usize = 4096;
+const SEED: u64 = 0x5eed;
+
+fn group<K: Key>(c: &mut Criterion, name: &str, pool: &[K]) {
+    let mut g = c.benchmark_group("hash");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    let mut cursor = Cursor::new();
+    g.bench_function(BenchmarkId::new(name, "per-key"), |b| {
+        b.iter(|| {
+            let mut acc = 0u128;
+            for key in cursor.next(pool, BATCH) {
+                acc ^= hash_key(black_box(key), SEED);
+            }
+            black_box(acc)
+        })
+    });
+    let mut out = vec![0u128; BATCH];
+    for kernel in Kernel::available() {
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(name, format!("batch-{}", kernel.name())),
+            |b| {
+                b.iter(|| {
+                    kernel
+                        .hash_batch(black_box(cursor.next(pool, BATCH)), SEED, &mut out)
+                        .expect("lengths match");
+                    black_box(&out);
+                })
+            },
+        );
+    }
+    g.finish();
+}
+
+/// Registers the hash group.
+pub fn register(c: &mut Criterion) {
+    let ints: Vec<u64> = (0..POOL as u64).map(mix).collect();
+    group(c, "u64", &ints);
+    let ids: Vec<[u8; 16]> = ints
+        .iter()
+        .map(|&x| (u128::from(x) << 64 | u128::from(mix(x))).to_le_bytes())
+        .collect();
+    group(c, "id16", &ids);
+    let strs: Vec<String> = ints
+        .iter()
+        .map(|&x| String::from_utf8(hex16(x).to_vec()).expect("hex digits"))
+        .collect();
+    group(c, "str16", &strs);
+}

@@ -1,0 +1,437 @@
+//! XXH3-128 of short inputs (0 to 16 bytes), several keys at once.
+//!
+//! Integer keys, and most ids, are at most 16 bytes long. For those XXH3-128
+//! is three closed formulas, one per length class (1-3, 4-8, 9-16 bytes),
+//! of a few 64-bit multiplies, xors and shifts, with no loop. This module
+//! writes each formula once over [`HashLanes`], a handful of lane
+//! operations on 64-bit values: `u64` runs them one key at a time,
+//! `hash::avx2` four keys per `__m256i` and `hash::wide` four per `wide`
+//! vector. The seed's part of each formula (the "bitflips": secret words
+//! xored and offset by the seed) is computed once per batch ([`Secrets`]),
+//! not once per key as a one-shot call does.
+//!
+//! The result is XXH3-128 exactly, bit for bit what `xxhash-rust`'s
+//! `xxh3_128_with_seed` returns (the formulas follow the XXH3
+//! specification; tested for every length 0 to 256 and random seeds, by
+//! every backend, and by the `hash_lanes` fuzz target). Longer keys go to
+//! `xxhash-rust` one at a time: for them the hash is a loop over 16-byte
+//! stripes whose cost the one-shot call already amortises.
+
+#![forbid(unsafe_code)]
+
+use super::{Key, hash128};
+
+/// The lane operations the short-input formulas need (64-bit lanes).
+pub(crate) trait HashLanes: Copy {
+    /// Keys per value (at most [`MAX_LANES`]).
+    const N: usize;
+    /// Every lane `v`.
+    fn splat(v: u64) -> Self;
+    /// Lanes from the first [`N`](Self::N) values.
+    fn load(values: &[u64; MAX_LANES]) -> Self;
+    /// The 128-bit hashes whose low halves are `lo` and high halves `hi`,
+    /// lane j into `out[j]` (`out` holds [`N`](Self::N)).
+    fn store_hashes(lo: Self, hi: Self, out: &mut [u128]);
+    /// Lane-wise xor.
+    fn xor(self, y: Self) -> Self;
+    /// Lane-wise wrapping addition.
+    fn add(self, y: Self) -> Self;
+    /// Lane-wise logical shift right by `s` (a constant at every call).
+    fn shr(self, s: u32) -> Self;
+    /// Lane-wise shift left by `s` (a constant at every call).
+    fn shl(self, s: u32) -> Self;
+    /// Lane-wise wrapping 64 x 64 -> low 64 bits.
+    fn mul_lo(self, y: Self) -> Self;
+    /// Lane-wise 64 x 64 -> 128 bits, as (low, high).
+    fn mul_wide(self, y: Self) -> (Self, Self);
+    /// Lane-wise product of the low 32 bits of each: 32 x 32 -> 64.
+    fn mul32(self, y: Self) -> Self;
+    /// Lane-wise byte reversal.
+    fn swap_bytes(self) -> Self;
+}
+
+/// The most lanes any backend has.
+pub(crate) const MAX_LANES: usize = 4;
+
+const PRIME32_2: u64 = 0x85EB_CA77;
+const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
+const PRIME64_2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+const PRIME64_3: u64 = 0x1656_67B1_9E37_79F9;
+const PRIME_MX1: u64 = 0x1656_6791_9E37_79F9;
+const PRIME_MX2: u64 = 0x9FB2_1C65_1E98_DF25;
+
+/// The first 96 bytes of XXH3's default secret (all that inputs of at most
+/// 16 bytes read), as little-endian 64-bit words.
+const SECRET: [u64; 12] = [
+    0xbe4b_a423_396c_feb8,
+    0x1cad_21f7_2c81_017c,
+    0xdb97_9083_e96d_d4de,
+    0x1f67_b3b7_a4a4_4072,
+    0x78e5_c0cc_4ee6_79cb,
+    0x2172_ffcc_7dd0_5a82,
+    0x8e24_43f7_7446_08b8,
+    0x4c26_3a81_e690_35e0,
+    0xcb00_c391_bb52_283c,
+    0xa32e_531b_8b65_d088,
+    0x4ef9_0da2_9748_6471,
+    0xd8ac_dea9_46ef_1938,
+];
+
+/// The seed's share of each short-input formula, computed once per batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Secrets {
+    seed: u64,
+    /// 1-3 bytes: the low and high halves' bitflips.
+    tiny: [u64; 2],
+    /// 4-8 bytes: the bitflip.
+    mid: u64,
+    /// 9-16 bytes: the low and high bitflips.
+    wide: [u64; 2],
+    /// The hash of the empty input.
+    empty: u128,
+}
+
+impl Secrets {
+    /// The constants for `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
+        let lo32 = |w: u64| w & 0xffff_ffff;
+        let hi32 = |w: u64| w >> 32;
+        let mid_seed = seed ^ (u64::from((seed as u32).swap_bytes()) << 32);
+        Self {
+            seed,
+            tiny: [
+                (lo32(SECRET[0]) ^ hi32(SECRET[0])).wrapping_add(seed),
+                (lo32(SECRET[1]) ^ hi32(SECRET[1])).wrapping_sub(seed),
+            ],
+            mid: (SECRET[2] ^ SECRET[3]).wrapping_add(mid_seed),
+            wide: [
+                (SECRET[4] ^ SECRET[5]).wrapping_sub(seed),
+                (SECRET[6] ^ SECRET[7]).wrapping_add(seed),
+            ],
+            empty: u128::from(xxh64_avalanche(seed ^ SECRET[8] ^ SECRET[9]))
+                | u128::from(xxh64_avalanche(seed ^ SECRET[10] ^ SECRET[11])) << 64,
+        }
+    }
+}
+
+/// XXH3's length classes of inputs up to 16 bytes, and longer ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Class {
+    Empty,
+    /// 1-3 bytes.
+    Tiny,
+    /// 4-8 bytes.
+    Mid,
+    /// 9-16 bytes.
+    Wide,
+    /// More than 16 bytes.
+    Long,
+}
+
+/// What the formula of a key's class reads from it, as up to three words:
+/// 1-3 bytes: the two 32-bit combinations of its bytes and length; 4-8:
+/// its first and last 4 bytes as one word and the length's multiplier;
+/// 9-16: its first and last 8 bytes and the length term.
+#[inline(always)]
+pub(crate) fn short_input(bytes: &[u8]) -> (Class, [u64; 3]) {
+    let len = bytes.len();
+    match len {
+        0 => (Class::Empty, [0; 3]),
+        1..=3 => {
+            let lo = u32::from(bytes[0]) << 16
+                | u32::from(bytes[len >> 1]) << 24
+                | u32::from(bytes[len - 1])
+                | (len as u32) << 8;
+            let hi = lo.swap_bytes().rotate_left(13);
+            (Class::Tiny, [u64::from(lo), u64::from(hi), 0])
+        }
+        4..=8 => {
+            let first = u64::from(read32(bytes, 0));
+            let last = u64::from(read32(bytes, len - 4));
+            (
+                Class::Mid,
+                [
+                    first.wrapping_add(last << 32),
+                    PRIME64_1.wrapping_add((len as u64) << 2),
+                    0,
+                ],
+            )
+        }
+        9..=16 => (
+            Class::Wide,
+            [
+                read64(bytes, 0),
+                read64(bytes, len - 8),
+                (len as u64 - 1) << 54,
+            ],
+        ),
+        _ => (Class::Long, [0; 3]),
+    }
+}
+
+/// The length's term in the formula of its class: (class, term) with term
+/// the 4-8-byte multiplier or the 9-16-byte addend ([`short_input`]'s
+/// second or third word).
+#[inline(always)]
+fn short_input_len_terms(len: usize) -> (Class, u64) {
+    match len {
+        4..=8 => (Class::Mid, PRIME64_1.wrapping_add((len as u64) << 2)),
+        9..=16 => (Class::Wide, (len as u64 - 1) << 54),
+        _ => (Class::Long, 0),
+    }
+}
+
+#[inline(always)]
+fn read32(bytes: &[u8], at: usize) -> u32 {
+    let mut w = [0; 4];
+    w.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn read64(bytes: &[u8], at: usize) -> u64 {
+    let mut w = [0; 8];
+    w.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(w)
+}
+
+#[inline(always)]
+fn xorshift<V: HashLanes>(v: V, s: u32) -> V {
+    v.xor(v.shr(s))
+}
+
+/// XXH3's avalanche.
+#[inline(always)]
+fn avalanche<V: HashLanes>(v: V) -> V {
+    xorshift(xorshift(v, 37).mul_lo(V::splat(PRIME_MX1)), 32)
+}
+
+/// XXH64's avalanche (XXH3 uses it for 0-3 bytes).
+#[inline(always)]
+fn avalanche64<V: HashLanes>(v: V) -> V {
+    let v = xorshift(v, 33).mul_lo(V::splat(PRIME64_2));
+    xorshift(xorshift(v, 29).mul_lo(V::splat(PRIME64_3)), 32)
+}
+
+#[inline(always)]
+fn xxh64_avalanche(v: u64) -> u64 {
+    avalanche64(v)
+}
+
+/// The hash of inputs of one class, lanes of [`short_input`]'s words,
+/// as (low 64 bits, high 64 bits) lanes.
+#[inline(always)]
+pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> (V, V) {
+    let [a, b, c] = w;
+    match class {
+        Class::Tiny => (
+            avalanche64(a.xor(V::splat(s.tiny[0]))),
+            avalanche64(b.xor(V::splat(s.tiny[1]))),
+        ),
+        Class::Mid => {
+            let (lo, hi) = a.xor(V::splat(s.mid)).mul_wide(b);
+            let hi = hi.add(lo.shl(1));
+            let lo = lo.xor(hi.shr(3));
+            let lo = xorshift(xorshift(lo, 35).mul_lo(V::splat(PRIME_MX2)), 28);
+            (lo, avalanche(hi))
+        }
+        Class::Wide => {
+            let (lo, hi) = a
+                .xor(b)
+                .xor(V::splat(s.wide[0]))
+                .mul_wide(V::splat(PRIME64_1));
+            let lo = lo.add(c);
+            let last = b.xor(V::splat(s.wide[1]));
+            let hi = hi.add(last.add(last.mul32(V::splat(PRIME32_2 - 1))));
+            let lo = lo.xor(hi.swap_bytes());
+            let (rlo, rhi) = lo.mul_wide(V::splat(PRIME64_2));
+            let rhi = rhi.add(hi.mul_lo(V::splat(PRIME64_2)));
+            (avalanche(rlo), avalanche(rhi))
+        }
+        Class::Empty => (V::splat(s.empty as u64), V::splat((s.empty >> 64) as u64)),
+        // Never sent here (longer keys are hashed one at a time); the
+        // value would be wrong, so make it loud in tests.
+        Class::Long => unreachable!("inputs over 16 bytes are hashed one at a time"),
+    }
+}
+
+/// XXH3-128 of one key's bytes under the batch's seed: the short-input
+/// formulas in scalar code, `xxhash-rust` past 16 bytes.
+#[inline(always)]
+pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
+    let (class, w) = short_input(bytes);
+    if class == Class::Long {
+        return hash128(bytes, s.seed);
+    }
+    let (lo, hi) = hash_lanes::<u64>(class, w, s);
+    u128::from(lo) | u128::from(hi) << 64
+}
+
+/// XXH3-128 of `keys` into `out` (the same length), [`HashLanes::N`] keys
+/// at a time with `V` wherever the keys of a group share a length class of
+/// at most 16 bytes (every group of fixed-width keys: the class checks fold
+/// away), one at a time otherwise.
+#[inline(always)]
+pub(crate) fn hash_into<V: HashLanes, K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
+    let mut groups = keys.chunks_exact(V::N);
+    let mut outs = out.chunks_exact_mut(V::N);
+    for (group, o) in (&mut groups).zip(&mut outs) {
+        let mut words = [[0u64; MAX_LANES]; 3];
+        let mut first = None;
+        let (mut same, mut same_len) = (true, true);
+        for (j, key) in group.iter().enumerate() {
+            let (class, len, w) = key.with_bytes(|b| {
+                let (class, w) = short_input(b);
+                (class, b.len(), w)
+            });
+            let (c0, l0) = *first.get_or_insert((class, len));
+            same &= c0 == class;
+            same_len &= l0 == len;
+            for (lane, v) in words.iter_mut().zip(w) {
+                lane[j] = v;
+            }
+        }
+        match first {
+            Some((class, len)) if same && class != Class::Long => {
+                // (No closure here: a closure would not inherit the
+                // caller's `target_feature`, and the AVX2 lanes' intrinsics
+                // would become calls.)
+                let mut w = [V::load(&words[0]), V::load(&words[1]), V::load(&words[2])];
+                // One length (every fixed-width key type, where this folds
+                // to a constant): the length's terms are constants, not
+                // lanes gathered key by key.
+                if same_len {
+                    let (_, one) = short_input_len_terms(len);
+                    match class {
+                        Class::Mid => w[1] = V::splat(one),
+                        Class::Wide => w[2] = V::splat(one),
+                        _ => {}
+                    }
+                }
+                let (lo, hi) = hash_lanes(class, w, s);
+                V::store_hashes(lo, hi, o);
+            }
+            _ => one_at_a_time(group, s, o),
+        }
+    }
+    one_at_a_time(groups.remainder(), s, outs.into_remainder());
+}
+
+#[inline(always)]
+fn one_at_a_time<K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
+    for (key, o) in keys.iter().zip(out) {
+        *o = key.with_bytes(|bytes| hash_one(bytes, s));
+    }
+}
+
+impl HashLanes for u64 {
+    const N: usize = 1;
+
+    #[inline(always)]
+    fn splat(v: u64) -> Self {
+        v
+    }
+
+    #[inline(always)]
+    fn load(values: &[u64; MAX_LANES]) -> Self {
+        values[0]
+    }
+
+    #[inline(always)]
+    fn store_hashes(lo: Self, hi: Self, out: &mut [u128]) {
+        out[0] = u128::from(lo) | u128::from(hi) << 64;
+    }
+
+    #[inline(always)]
+    fn xor(self, y: Self) -> Self {
+        self ^ y
+    }
+
+    #[inline(always)]
+    fn add(self, y: Self) -> Self {
+        self.wrapping_add(y)
+    }
+
+    #[inline(always)]
+    fn shr(self, s: u32) -> Self {
+        self >> s
+    }
+
+    #[inline(always)]
+    fn shl(self, s: u32) -> Self {
+        self << s
+    }
+
+    #[inline(always)]
+    fn mul_lo(self, y: Self) -> Self {
+        self.wrapping_mul(y)
+    }
+
+    #[inline(always)]
+    fn mul_wide(self, y: Self) -> (Self, Self) {
+        let p = u128::from(self) * u128::from(y);
+        (p as u64, (p >> 64) as u64)
+    }
+
+    #[inline(always)]
+    fn mul32(self, y: Self) -> Self {
+        (self & 0xffff_ffff) * (y & 0xffff_ffff)
+    }
+
+    #[inline(always)]
+    fn swap_bytes(self) -> Self {
+        u64::swap_bytes(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// The scalar formulas equal `xxhash-rust` for every length up to 40
+    /// (past 16 they defer to it), on edge and random seeds and bytes.
+    #[test]
+    fn scalar_formulas_equal_xxhash_rust() {
+        let mut state = 3;
+        let mut seeds = vec![0, 1, u64::MAX, 1 << 63, crate::hash::DEFAULT_SEED];
+        seeds.extend((0..40).map(|_| next(&mut state)));
+        for &seed in &seeds {
+            let s = Secrets::new(seed);
+            for len in 0..=40 {
+                for fill in [0x00u8, 0xff, 0x80] {
+                    let bytes = vec![fill; len];
+                    assert_eq!(hash_one(&bytes, &s), xxh3_128_with_seed(&bytes, seed));
+                }
+                for _ in 0..8 {
+                    let bytes: Vec<u8> = (0..len).map(|_| next(&mut state) as u8).collect();
+                    assert_eq!(
+                        hash_one(&bytes, &s),
+                        xxh3_128_with_seed(&bytes, seed),
+                        "len={len} seed={seed:#x}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A group whose keys change class midway is hashed one at a time, and
+    /// every key still gets its own hash.
+    #[test]
+    fn mixed_classes_fall_back_per_key() {
+        let s = Secrets::new(99);
+        let keys: Vec<Vec<u8>> = (0..40usize).map(|i| vec![i as u8; i % 19]).collect();
+        let mut out = vec![0; keys.len()];
+        hash_into::<u64, _>(&keys, &s, &mut out);
+        for (k, h) in keys.iter().zip(&out) {
+            assert_eq!(*h, xxh3_128_with_seed(k, 99));
+        }
+    }
+}
