@@ -39,7 +39,8 @@ use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
 use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
-use crate::hash::{HashEngine, Key, Secrets};
+use crate::hash::short::hash_into;
+use crate::hash::{Key, Secrets};
 use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
@@ -258,18 +259,13 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
     }
 }
 
-/// A `fill` closure hashing `keys` with `seed` by the kernel's hash
-/// engine (several keys at once where they are short; XXH3-128 exactly).
-pub(crate) fn hash_keys<K: Key>(
-    keys: &[K],
-    seed: u64,
-    kernel: Kernel,
-) -> impl FnMut(usize, &mut [u128]) + '_ {
-    let engine: HashEngine = kernel.hash_engine();
+/// A `fill` closure hashing `keys` with `seed`: the batched XXH3-128
+/// (`hash::short`: the seed's constants once, short keys by formula).
+pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
     let secrets = Secrets::new(seed);
     move |start, out| {
         let len = out.len();
-        engine.hash_into(&keys[start..start + len], &secrets, out);
+        hash_into::<u64, K>(&keys[start..start + len], &secrets, out);
     }
 }
 
@@ -298,7 +294,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words_mut(),
                 keys.len(),
-                hash_keys(keys, g.seed, g.tuning.kernel),
+                hash_keys(keys, g.seed),
             ),
             None => {
                 let words = self.words_mut();
@@ -355,7 +351,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words(),
                 keys.len(),
-                hash_keys(keys, g.seed, g.tuning.kernel),
+                hash_keys(keys, g.seed),
                 hit,
             ),
             None => {

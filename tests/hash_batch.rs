@@ -1,10 +1,10 @@
-//! `Kernel::hash_batch` (the batched XXH3-128 of every batch path) equals
-//! `xxhash-rust`'s `xxh3_128_with_seed` of each key, for every kernel
-//! available here, every key type, every length 0 to 256, uniform batches
+//! `hash::hash_batch` (the batched XXH3-128 of every batch path) equals
+//! `xxhash-rust`'s `xxh3_128_with_seed` of each key, for every key type, every length 0 to 256, uniform batches
 //! (the lanes path) and mixed ones (the per-key fallback), and any batch
 //! length (the tail that does not fill a vector).
 
-use lesshash::{Kernel, hash_key};
+use lesshash::hash::hash_batch;
+use lesshash::hash_key;
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -23,16 +23,12 @@ fn seeds(state: &mut u64) -> Vec<u64> {
 
 #[track_caller]
 fn check<K: lesshash::Key>(keys: &[K], seed: u64, what: &str) {
-    for kernel in Kernel::available() {
-        let mut out = vec![0u128; keys.len()];
-        kernel
-            .hash_batch(keys, seed, &mut out)
-            .expect("lengths match");
-        for (i, (key, h)) in keys.iter().zip(&out).enumerate() {
-            let expect = key.with_bytes(|b| xxh3_128_with_seed(b, seed));
-            assert_eq!(*h, expect, "{kernel:?} {what} key {i} seed {seed:#x}");
-            assert_eq!(*h, hash_key(key, seed));
-        }
+    let mut out = vec![0u128; keys.len()];
+    hash_batch(keys, seed, &mut out).expect("lengths match");
+    for (i, (key, h)) in keys.iter().zip(&out).enumerate() {
+        let expect = key.with_bytes(|b| xxh3_128_with_seed(b, seed));
+        assert_eq!(*h, expect, "{what} key {i} seed {seed:#x}");
+        assert_eq!(*h, hash_key(key, seed));
     }
 }
 
@@ -116,9 +112,7 @@ fn every_fixed_width_key_type() {
 #[test]
 fn out_of_length_is_an_error_naming_out() {
     let mut out = vec![0u128; 2];
-    let e = Kernel::Scalar
-        .hash_batch(&[1u64, 2, 3], 0, &mut out)
-        .unwrap_err();
+    let e = hash_batch(&[1u64, 2, 3], 0, &mut out).unwrap_err();
     assert!(e.to_string().contains("`out`"), "{e}");
 }
 

@@ -1,9 +1,7 @@
 //! XXH3-128 per key: one key at a time (`hash_key`, `xxhash-rust`'s
 //! one-shot call: what a single-key insert or query pays) against the
-//! batched hash every batch path runs (`Kernel::hash_batch`, per kernel
-//! available here: `scalar` and `wide` run the short-input formulas one
-//! key at a time with the seed's constants computed once per batch, `avx2`
-//! four keys per register). Ids: `hash/<keys>/<variant>`, keys `u64`,
+//! batched hash every batch path runs (`hash::hash_batch`: the short-input
+//! formulas with the seed's constants computed once per batch). Ids: `hash/<keys>/<variant>`, keys `u64`,
 //! `id16` (16-byte `[u8; 16]` ids) and `str16` (16-character strings, a
 //! variable-length type that happens to share one length), `BATCH` keys
 //! per iteration from an L1-resident pool.
@@ -11,7 +9,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::{Kernel, Key, hash_key};
+use lesshash::hash::hash_batch;
+use lesshash::{Key, hash_key};
 
 use super::common::{Cursor, hex16, mix};
 
@@ -33,20 +32,13 @@ fn group<K: Key>(c: &mut Criterion, name: &str, pool: &[K]) {
         })
     });
     let mut out = vec![0u128; BATCH];
-    for kernel in Kernel::available() {
-        let mut cursor = Cursor::new();
-        g.bench_function(
-            BenchmarkId::new(name, format!("batch-{}", kernel.name())),
-            |b| {
-                b.iter(|| {
-                    kernel
-                        .hash_batch(black_box(cursor.next(pool, BATCH)), SEED, &mut out)
-                        .expect("lengths match");
-                    black_box(&out);
-                })
-            },
-        );
-    }
+    let mut cursor = Cursor::new();
+    g.bench_function(BenchmarkId::new(name, "batch"), |b| {
+        b.iter(|| {
+            hash_batch(black_box(cursor.next(pool, BATCH)), SEED, &mut out).expect("lengths match");
+            black_box(&out);
+        })
+    });
     g.finish();
 }
 

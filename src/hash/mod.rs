@@ -18,18 +18,24 @@
 //!
 //! A single key is hashed by `xxhash-rust`'s one-shot `xxh3_128_with_seed`
 //! (the streaming `Xxh3` state costs 12-48 ns per small key: its setup and
-//! finalisation dominate short inputs). A batch of keys of at most 16 bytes
-//! (integers, fixed-width ids) is hashed by [`short`]: XXH3-128's
-//! closed short-input formulas with the seed's constants computed once per
-//! batch, one key at a time in scalar code or four at a time in AVX2
-//! registers (`avx2`), bit for bit the same value.
+//! finalisation dominate short inputs). A batch ([`hash_batch`], and every
+//! batch path of the filters and the sketch) hashes keys of at most 16
+//! bytes (integers, fixed-width ids) by [`short`]: XXH3-128's closed
+//! short-input formulas, the seed's constants computed once per batch
+//! instead of once per key, no length dispatch where the key type has one
+//! width. Bit for bit the same value.
+//!
+//! Why not four keys per AVX2 register: AVX2 has no 64-bit multiply, and
+//! the 4-8-byte formula needs three (one of them 64 x 64 -> 128). Built
+//! from `vpmuludq` (32 x 32 -> 64) it took 55 instructions per four keys,
+//! ten of them multiplies, and measured 2.0 ns per u64 key against 1.1 ns
+//! for the scalar formulas (`mulx`/`imul` on one key; `hash` bench group,
+//! docs/benchmarks.md). `wide`'s 64-bit multiplies are per-lane scalar code
+//! on SSE2 and NEON. The formulas stay written over [`short::HashLanes`], so
+//! a backend with a real 64-bit vector multiply is one trait impl.
 
-// `forbid` would extend to `avx2`, whose intrinsics and call into a
-// `target_feature` function are the only `unsafe` here.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
 pub(crate) mod short;
 
 pub(crate) use short::Secrets;
@@ -225,30 +231,19 @@ pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
     key.with_bytes(|b| hash128(b, seed))
 }
 
-/// How a batch of keys is hashed: every engine gives XXH3-128 exactly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum HashEngine {
-    /// The short-input formulas one key at a time in scalar code (the
-    /// portable engine: SSE2 and NEON have no 64-bit vector multiply, so
-    /// `mulx`/`umulh` on one key beats emulating it in vector lanes).
-    Scalar,
-    /// Four keys per AVX2 register.
-    #[cfg(target_arch = "x86_64")]
-    Avx2(crate::cpu::Avx2),
-}
-
-impl HashEngine {
-    /// XXH3-128 of each of `keys` under the seed of `s` into `out` (the
-    /// same length; the caller checked it).
-    #[inline]
-    pub(crate) fn hash_into<K: Key>(self, keys: &[K], s: &Secrets, out: &mut [u128]) {
-        debug_assert_eq!(keys.len(), out.len());
-        match self {
-            HashEngine::Scalar => short::hash_into::<u64, K>(keys, s, out),
-            #[cfg(target_arch = "x86_64")]
-            HashEngine::Avx2(token) => avx2::hash_keys(token, keys, s, out),
-        }
-    }
+/// XXH3-128 of each of `keys` under `seed` into `out`: the same values as
+/// [`hash_key`] of each key (what the pre-hashed calls take), computed with
+/// the seed's constants once for the batch, several keys of one length
+/// class at a time where the keys are at most 16 bytes long (every batch of
+/// integers or fixed-width ids).
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming `out`
+/// unless it has the length of `keys`.
+pub fn hash_batch<K: Key>(keys: &[K], seed: u64, out: &mut [u128]) -> Result<(), crate::Error> {
+    crate::Error::check_len("out", keys.len(), out.len())?;
+    short::hash_into::<u64, K>(keys, &Secrets::new(seed), out);
+    Ok(())
 }
 
 /// Splits a 128-bit hash into `(h1, h2)`: h1 is the low 64 bits, h2 the high.

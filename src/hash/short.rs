@@ -4,16 +4,15 @@
 //! is three closed formulas, one per length class (1-3, 4-8, 9-16 bytes),
 //! of a few 64-bit multiplies, xors and shifts, with no loop. This module
 //! writes each formula once over [`HashLanes`], a handful of lane
-//! operations on 64-bit values: `u64` runs them one key at a time,
-//! `hash::avx2` four keys per `__m256i` and `hash::wide` four per `wide`
-//! vector. The seed's part of each formula (the "bitflips": secret words
+//! operations on 64-bit values, implemented by `u64` (one key at a time;
+//! why no vector backend: the [module above](super)). The seed's part of each formula (the "bitflips": secret words
 //! xored and offset by the seed) is computed once per batch ([`Secrets`]),
 //! not once per key as a one-shot call does.
 //!
 //! The result is XXH3-128 exactly, bit for bit what `xxhash-rust`'s
 //! `xxh3_128_with_seed` returns (the formulas follow the XXH3
-//! specification; tested for every length 0 to 256 and random seeds, by
-//! every backend, and by the `hash_lanes` fuzz target). Longer keys go to
+//! specification; tested for every length 0 to 256 and random seeds, and
+//! by the `hash_batch` fuzz target). Longer keys go to
 //! `xxhash-rust` one at a time: for them the hash is a loop over 16-byte
 //! stripes whose cost the one-shot call already amortises.
 

@@ -55,7 +55,6 @@
 
 #[cfg(target_arch = "x86_64")]
 pub mod avx2;
-mod hash;
 pub mod scalar;
 pub mod wide;
 
