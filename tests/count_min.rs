@@ -498,3 +498,63 @@ proptest! {
         }
     }
 }
+
+/// The batch calls hash a chunk of keys at a time per copy (the batched
+/// XXH3-128): they equal the single calls for every scheme, with and
+/// without conservative update, with several copies (delta small enough
+/// that one two-hash sketch cannot reach it), per-update counts, and keys
+/// of mixed lengths (the per-key fallback) and of one length (the lanes).
+#[test]
+fn batches_equal_single_calls_with_copies_conservative_and_any_key_length() {
+    let (stream, _) = zipf_stream(500, 3000, 1.2, 9);
+    let strings: Vec<String> = stream
+        .iter()
+        .map(|k| "k".repeat((k % 23) as usize) + &k.to_string())
+        .collect();
+    for scheme in SCHEMES {
+        for conservative in [false, true] {
+            let builder = CountMinSketch::builder()
+                .scheme(scheme)
+                .epsilon(0.02)
+                .delta(1e-9)
+                .conservative(conservative);
+            let dims = builder.dimensions().unwrap();
+            if scheme == CountMinScheme::DoubleHashing {
+                assert!(dims.copies > 1, "the case of several copies: {dims:?}");
+            }
+            let mut single = builder.clone().build().unwrap();
+            let mut single_str = builder.clone().build().unwrap();
+            let mut weighted = builder.clone().build().unwrap();
+            for (i, (k, s)) in stream.iter().zip(&strings).enumerate() {
+                single.add(k, 1);
+                single_str.add(s, 1);
+                weighted.add(k, 1 + i as u64 % 5);
+            }
+            let mut batch = builder.clone().build().unwrap();
+            batch.add_batch(&stream, 1);
+            assert_eq!(batch, single, "{scheme:?} conservative={conservative}");
+            let mut batch_str = builder.clone().build().unwrap();
+            batch_str.add_batch(&strings, 1);
+            assert_eq!(
+                batch_str, single_str,
+                "{scheme:?} conservative={conservative} strings"
+            );
+            let pairs: Vec<(u64, u64)> = stream
+                .iter()
+                .enumerate()
+                .map(|(i, &k)| (k, 1 + i as u64 % 5))
+                .collect();
+            let mut updates = builder.clone().build().unwrap();
+            updates.add_updates(&pairs);
+            assert_eq!(
+                updates, weighted,
+                "{scheme:?} conservative={conservative} updates"
+            );
+            let mut out = vec![0u64; strings.len()];
+            batch_str.estimate_batch(&strings, &mut out).unwrap();
+            for (s, e) in strings.iter().zip(&out) {
+                assert_eq!(*e, single_str.estimate(s));
+            }
+        }
+    }
+}

@@ -155,7 +155,8 @@ pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};
 
 use crate::Error;
 use crate::bits::AlignedWords;
-use crate::hash::{Key, hash128, independent_hash, independent_seed, split};
+use crate::hash::short::hash_into_by;
+use crate::hash::{Key, Secrets, hash128, independent_hash, independent_seed, split};
 use crate::rates::MAX_BITS;
 use crate::scheme::reduce;
 
@@ -323,23 +324,92 @@ impl Indexer {
                 }
             }
             CountMinScheme::DoubleHashing => {
-                let mut base = 0u64;
-                for c in 0..self.copies {
-                    let (h1, h2) = two_hash_start(hash128(bytes, copy_seed(self.seed, c)), w);
-                    let mut g = h1;
-                    for _ in 0..self.depth {
-                        f((base + g) as usize);
-                        base += w;
-                        g += h2;
-                        if g >= w {
-                            g -= w;
-                        }
-                    }
+                self.for_each_two_hash(|c| hash128(bytes, copy_seed(self.seed, c)), f)
+            }
+        }
+    }
+
+    /// [`for_each`](Self::for_each) of a two-hash key whose hash under copy
+    /// c's seed is `hash(c)` (computed by the caller: one at a time, or a
+    /// batch at a time by the batched XXH3-128).
+    #[inline(always)]
+    fn for_each_two_hash(self, hash: impl Fn(u32) -> u128, mut f: impl FnMut(usize)) {
+        let w = self.width;
+        let mut base = 0u64;
+        for c in 0..self.copies {
+            let (h1, h2) = two_hash_start(hash(c), w);
+            let mut g = h1;
+            for _ in 0..self.depth {
+                f((base + g) as usize);
+                base += w;
+                g += h2;
+                if g >= w {
+                    g -= w;
                 }
             }
         }
     }
+
+    /// Calls `visit(i, hashes)` for every item i of a two-hash sketch's
+    /// batch, `hashes[c]` the hash of its key (`key_of`) under copy c's
+    /// seed: the keys hashed [`CHUNK`] at a time per copy by the batched
+    /// XXH3-128 (`hash::short`; the same values as one at a time).
+    fn for_each_hashed<T, K: Key>(
+        self,
+        items: &[T],
+        key_of: impl Fn(&T) -> &K,
+        mut visit: impl FnMut(usize, &[u128]),
+    ) {
+        let copies = self.copies as usize;
+        let secrets: Vec<Secrets> = (0..self.copies)
+            .map(|c| Secrets::new(copy_seed(self.seed, c)))
+            .collect();
+        let mut column = [0u128; CHUNK];
+        // Key-major: key j's hashes are `hashes[j * copies..][..copies]`.
+        let mut hashes = vec![0u128; copies * CHUNK];
+        for (n, chunk) in items.chunks(CHUNK).enumerate() {
+            let len = chunk.len();
+            for (c, s) in secrets.iter().enumerate() {
+                hash_into_by::<u64, T, K>(chunk, &key_of, s, &mut column[..len]);
+                for (j, &h) in column[..len].iter().enumerate() {
+                    hashes[j * copies + c] = h;
+                }
+            }
+            for j in 0..len {
+                visit(n * CHUNK + j, &hashes[j * copies..(j + 1) * copies]);
+            }
+        }
+    }
 }
+
+/// A key as the sketch's counter loops see it: something that visits the
+/// index of its counter in every table.
+trait Counters {
+    fn each(&self, ix: Indexer, f: impl FnMut(usize));
+}
+
+/// A key's bytes (hashed here, one at a time).
+struct Bytes<'a>(&'a [u8]);
+
+impl Counters for Bytes<'_> {
+    #[inline(always)]
+    fn each(&self, ix: Indexer, f: impl FnMut(usize)) {
+        ix.for_each(self.0, f);
+    }
+}
+
+/// A two-hash key's hashes, one per copy (hashed by a batch).
+struct Hashes<'a>(&'a [u128]);
+
+impl Counters for Hashes<'_> {
+    #[inline(always)]
+    fn each(&self, ix: Indexer, f: impl FnMut(usize)) {
+        ix.for_each_two_hash(|c| self.0[c as usize], f);
+    }
+}
+
+/// Keys hashed per step by the batch calls.
+const CHUNK: usize = 32;
 
 impl CountMinSketch {
     /// A [`CountMinBuilder`] with the defaults (two-hash scheme, default
@@ -365,62 +435,94 @@ impl CountMinSketch {
         &mut self.counters.words_mut()[..len]
     }
 
+    /// Adds `count` to the key's counter in every table (`key`: its bytes
+    /// or its per-copy hashes), conservatively if the sketch is.
     #[inline(always)]
-    fn add_bytes(&mut self, bytes: &[u8], count: u64) {
+    fn add_counters(&mut self, key: impl Counters, count: u64) {
         let ix = self.indexer();
         if self.conservative {
-            let target = self.estimate_bytes(bytes).saturating_add(count);
+            let target = self.estimate_counters(&key).saturating_add(count);
             let words = self.slots_mut();
-            ix.for_each(bytes, |i| words[i] = words[i].max(target));
+            key.each(ix, |i| words[i] = words[i].max(target));
         } else {
             let words = self.slots_mut();
-            ix.for_each(bytes, |i| words[i] = words[i].saturating_add(count));
+            key.each(ix, |i| words[i] = words[i].saturating_add(count));
         }
         self.total = self.total.saturating_add(count);
     }
 
+    /// The minimum of the key's counters.
     #[inline(always)]
-    fn estimate_bytes(&self, bytes: &[u8]) -> u64 {
+    fn estimate_counters(&self, key: &impl Counters) -> u64 {
         let words = self.slots();
         let mut min = u64::MAX;
-        self.indexer().for_each(bytes, |i| min = min.min(words[i]));
+        key.each(self.indexer(), |i| min = min.min(words[i]));
         min
     }
 
     /// Adds `count` occurrences of `key` (saturating at `u64::MAX`).
     #[inline]
     pub fn add<K: Key + ?Sized>(&mut self, key: &K, count: u64) {
-        key.with_bytes(|bytes| self.add_bytes(bytes, count));
+        key.with_bytes(|bytes| self.add_counters(Bytes(bytes), count));
     }
 
     /// The estimated total count of `key`: never below the true count.
     #[inline]
     pub fn estimate<K: Key + ?Sized>(&self, key: &K) -> u64 {
-        key.with_bytes(|bytes| self.estimate_bytes(bytes))
+        key.with_bytes(|bytes| self.estimate_counters(&Bytes(bytes)))
     }
 
-    /// Adds `count` occurrences of every key of `keys`.
+    /// Adds `count` occurrences of every key of `keys` (in order; the
+    /// two-hash scheme hashes them a chunk at a time).
     pub fn add_batch<K: Key>(&mut self, keys: &[K], count: u64) {
-        for key in keys {
-            self.add(key, count);
+        let ix = self.indexer();
+        if ix.scheme == CountMinScheme::Independent {
+            for key in keys {
+                self.add(key, count);
+            }
+            return;
         }
+        ix.for_each_hashed(
+            keys,
+            |k| k,
+            |_, hashes| self.add_counters(Hashes(hashes), count),
+        );
     }
 
     /// Applies a stream of `(key, count)` updates in order.
     pub fn add_updates<K: Key>(&mut self, updates: &[(K, u64)]) {
-        for (key, count) in updates {
-            self.add(key, *count);
+        let ix = self.indexer();
+        if ix.scheme == CountMinScheme::Independent {
+            for (key, count) in updates {
+                self.add(key, *count);
+            }
+            return;
         }
+        ix.for_each_hashed(
+            updates,
+            |(k, _)| k,
+            |i, hashes| self.add_counters(Hashes(hashes), updates[i].1),
+        );
     }
 
-    /// Writes into `out[i]` the estimate of `keys[i]`.
+    /// Writes into `out[i]` the estimate of `keys[i]` (the two-hash scheme
+    /// hashes them a chunk at a time).
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] if `out` and `keys` differ in length.
     pub fn estimate_batch<K: Key>(&self, keys: &[K], out: &mut [u64]) -> Result<(), Error> {
         Error::check_len("out", keys.len(), out.len())?;
-        for (key, slot) in keys.iter().zip(out) {
-            *slot = self.estimate(key);
+        let ix = self.indexer();
+        if ix.scheme == CountMinScheme::Independent {
+            for (key, slot) in keys.iter().zip(out) {
+                *slot = self.estimate(key);
+            }
+        } else {
+            ix.for_each_hashed(
+                keys,
+                |k| k,
+                |i, hashes| out[i] = self.estimate_counters(&Hashes(hashes)),
+            );
         }
         Ok(())
     }

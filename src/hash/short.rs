@@ -272,14 +272,25 @@ pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
 /// away), one at a time otherwise.
 #[inline(always)]
 pub(crate) fn hash_into<V: HashLanes, K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
-    let mut groups = keys.chunks_exact(V::N);
+    hash_into_by::<V, K, K>(keys, |k| k, s, out);
+}
+
+/// [`hash_into`] of the key `key_of` gives for each item.
+#[inline(always)]
+pub(crate) fn hash_into_by<V: HashLanes, T, K: Key + ?Sized>(
+    items: &[T],
+    key_of: impl Fn(&T) -> &K,
+    s: &Secrets,
+    out: &mut [u128],
+) {
+    let mut groups = items.chunks_exact(V::N);
     let mut outs = out.chunks_exact_mut(V::N);
     for (group, o) in (&mut groups).zip(&mut outs) {
         let mut words = [[0u64; MAX_LANES]; 3];
         let mut first = None;
         let (mut same, mut same_len) = (true, true);
-        for (j, key) in group.iter().enumerate() {
-            let (class, len, w) = key.with_bytes(|b| {
+        for (j, item) in group.iter().enumerate() {
+            let (class, len, w) = key_of(item).with_bytes(|b| {
                 let (class, w) = short_input(b);
                 (class, b.len(), w)
             });
@@ -310,16 +321,21 @@ pub(crate) fn hash_into<V: HashLanes, K: Key>(keys: &[K], s: &Secrets, out: &mut
                 let (lo, hi) = hash_lanes(class, w, s);
                 V::store_hashes(lo, hi, o);
             }
-            _ => one_at_a_time(group, s, o),
+            _ => one_at_a_time(group, &key_of, s, o),
         }
     }
-    one_at_a_time(groups.remainder(), s, outs.into_remainder());
+    one_at_a_time(groups.remainder(), &key_of, s, outs.into_remainder());
 }
 
 #[inline(always)]
-fn one_at_a_time<K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
-    for (key, o) in keys.iter().zip(out) {
-        *o = key.with_bytes(|bytes| hash_one(bytes, s));
+fn one_at_a_time<T, K: Key + ?Sized>(
+    items: &[T],
+    key_of: &impl Fn(&T) -> &K,
+    s: &Secrets,
+    out: &mut [u128],
+) {
+    for (item, o) in items.iter().zip(out) {
+        *o = key_of(item).with_bytes(|bytes| hash_one(bytes, s));
     }
 }
 
