@@ -21,10 +21,14 @@
 //! * `b` is never 0 (which would put all k probes on one bit) and is odd when
 //!   r is a power of two (so the sequence does not cycle through a subgroup).
 //! * The sequence itself is computed modulo r with additions only: each step
-//!   adds two values below r and subtracts r once at most. That is the fast
-//!   path ([`for_each_index`]); [`reference_index`] computes the same value
-//!   with a direct 128-bit formula and is the oracle the fast path and every
-//!   SIMD kernel are tested against.
+//!   adds two values below r and subtracts r once at most. For one key
+//!   ([`for_each_index`], [`Progression::for_each`]) that is one chain
+//!   `x_{i+1} = x_i + b` plus `f(i)` from a constant table (one more
+//!   addition per probe, off the chain); the batch kernels run the
+//!   recurrences of `Progression::run` on several keys at once.
+//!   [`reference_index`] computes the same value with a direct 128-bit
+//!   formula and is the oracle every fast path and SIMD kernel is tested
+//!   against.
 //!
 //! Note that computing `h1 + i*h2 + f(i)` in 64-bit arithmetic *before*
 //! reducing to r would make `f(i)` (at most `k^3`) vanish in the high bits
@@ -214,7 +218,8 @@ pub fn reference_indices(scheme: Scheme, bytes: &[u8], seed: u64, range: u64, k:
 /// `[0, range)`, stopping early (and returning `false`) when `f` does.
 ///
 /// Incremental: after the two multiply-highs of [`start_and_stride`], each
-/// further index costs one to three modular additions. Equal to
+/// further index costs one modular addition on the chain, plus one off it
+/// for the enhanced schemes ([`Progression::for_each`]). Equal to
 /// [`reference_index`] for every i (tested).
 ///
 /// `scheme` must be a two-hash scheme; `Independent` is treated as double
@@ -237,9 +242,20 @@ pub fn for_each_index(
 /// per key: a query then costs two multiply-highs and k rounds of
 /// additions, no division.
 ///
-/// The recurrences are written once (`Progression::run`, over the lane
-/// trait `Lanes64`): scalar code and the SIMD kernels run the same code, tested
-/// bit for bit against [`reference_index`].
+/// Two ways to the same indices, both tested bit for bit against
+/// [`reference_index`]:
+///
+/// * one key ([`for_each`](Self::for_each)): the chain `x_i = a + i*b mod
+///   r` and `f(i)` (`i^2`, `i^3`) read from a constant table of
+///   [`MAX_HASHES`](crate::rates::MAX_HASHES) values shared by every
+///   filter, where every `f(i) < range` for `i < k` (so the table needs no
+///   reduction per filter and the struct stays small: it is `Copy` and
+///   lives in every geometry and kernel spec). One dependent addition per
+///   probe for every scheme, where the cube's recurrence chains three;
+/// * the recurrences (`Progression::run`, over the lane trait `Lanes64`),
+///   written once for scalar code and the SIMD kernels (keys in lanes),
+///   and the single-key fallback for the smallest enhanced filters
+///   (`f(k - 1) >= range`) and ranges above `2^63`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progression {
     scheme: Scheme,
@@ -297,11 +313,10 @@ impl Progression {
     /// Calls `f(i, index)` for the first k indices of the key with this
     /// hash, in order, stopping early (returning `false`) when `f` does.
     ///
-    /// By the chain and the `f(i)` table
-    /// ([`chain_and_table`](Self::chain_and_table)) wherever that applies
-    /// ([`uses_table`](Self::uses_table): every filter but the smallest
-    /// enhanced ones), else by the recurrence ([`run`](Self::run)). Both
-    /// are [`reference_index`] exactly.
+    /// By the chain and the `f(i)` table (`chain_and_table`) wherever
+    /// that applies (`uses_table`: every filter but the smallest enhanced
+    /// ones), else by the recurrence (`run`). Both are [`reference_index`]
+    /// exactly.
     #[inline(always)]
     pub fn for_each(&self, hash: u128, k: u32, f: impl FnMut(u32, u64) -> bool) -> bool {
         let (x, b) = self.start_and_stride(hash);

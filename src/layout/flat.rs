@@ -6,6 +6,10 @@
 //! `stride = 0`; partitioned `range = stride = m / k`). The per-range
 //! constants are reduced once, when the filter is built, so a query costs
 //! one hash, two multiply-highs and k rounds of additions: no division.
+//! Each round is one modular addition on the chain `x_i = a + i*b` and,
+//! for the enhanced schemes, one more for `f(i)` from a constant table
+//! ([`Progression::for_each`]); classic (stride 0) skips the `i * stride`
+//! offset.
 //!
 //! A query stops at the first clear bit: in a large filter each probe is a
 //! cache miss, and a key not in the set is rejected after about two probes
