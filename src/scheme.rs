@@ -21,10 +21,14 @@
 //! * `b` is never 0 (which would put all k probes on one bit) and is odd when
 //!   r is a power of two (so the sequence does not cycle through a subgroup).
 //! * The sequence itself is computed modulo r with additions only: each step
-//!   adds two values below r and subtracts r once at most. That is the fast
-//!   path ([`for_each_index`]); [`reference_index`] computes the same value
-//!   with a direct 128-bit formula and is the oracle the fast path and every
-//!   SIMD kernel are tested against.
+//!   adds two values below r and subtracts r once at most. For one key
+//!   ([`for_each_index`], [`Progression::for_each`]) that is one chain
+//!   `x_{i+1} = x_i + b` plus `f(i)` from a constant table (one more
+//!   addition per probe, off the chain); the batch kernels run the
+//!   recurrences of `Progression::run` on several keys at once.
+//!   [`reference_index`] computes the same value with a direct 128-bit
+//!   formula and is the oracle every fast path and SIMD kernel is tested
+//!   against.
 //!
 //! Note that computing `h1 + i*h2 + f(i)` in 64-bit arithmetic *before*
 //! reducing to r would make `f(i)` (at most `k^3`) vanish in the high bits
@@ -126,6 +130,41 @@ impl Scheme {
     }
 }
 
+/// The most probes the enhanced tables cover: [`MAX_HASHES`](crate::rates::MAX_HASHES).
+const MAX_TERMS: u32 = crate::rates::MAX_HASHES;
+
+/// The largest range the table path takes: sums of two values below r stay
+/// below `2^64` (filters' ranges are at most `MAX_BITS = 2^46`).
+const TABLE_MAX_RANGE: u64 = 1 << 63;
+
+/// `f(i)` of an enhancement for `i < MAX_TERMS`, the table of `f` values
+/// (`i^2`, `i^3`) shared by every filter.
+const fn powers(exp: u32) -> [u64; MAX_TERMS as usize] {
+    let mut t = [0u64; MAX_TERMS as usize];
+    let mut i = 0;
+    while i < t.len() {
+        t[i] = (i as u64).pow(exp);
+        i += 1;
+    }
+    t
+}
+
+/// `i^2` for `i < MAX_TERMS`.
+static SQUARES: [u64; MAX_TERMS as usize] = powers(2);
+/// `i^3` for `i < MAX_TERMS`.
+static CUBES: [u64; MAX_TERMS as usize] = powers(3);
+
+impl Enhancement {
+    /// The table of `f(i)` for `i < MAX_TERMS`.
+    #[inline(always)]
+    fn table(self) -> &'static [u64; MAX_TERMS as usize] {
+        match self {
+            Enhancement::Square => &SQUARES,
+            Enhancement::Cube => &CUBES,
+        }
+    }
+}
+
 /// Reduces a 64-bit hash to `[0, range)` with a 64x64->128 multiply-high.
 #[inline(always)]
 pub fn reduce(hash: u64, range: u64) -> u64 {
@@ -179,7 +218,8 @@ pub fn reference_indices(scheme: Scheme, bytes: &[u8], seed: u64, range: u64, k:
 /// `[0, range)`, stopping early (and returning `false`) when `f` does.
 ///
 /// Incremental: after the two multiply-highs of [`start_and_stride`], each
-/// further index costs one to three modular additions. Equal to
+/// further index costs one modular addition on the chain, plus one off it
+/// for the enhanced schemes ([`Progression::for_each`]). Equal to
 /// [`reference_index`] for every i (tested).
 ///
 /// `scheme` must be a two-hash scheme; `Independent` is treated as double
@@ -202,9 +242,20 @@ pub fn for_each_index(
 /// per key: a query then costs two multiply-highs and k rounds of
 /// additions, no division.
 ///
-/// The recurrences are written once (`Progression::run`, over the lane
-/// trait `Lanes64`): scalar code and the SIMD kernels run the same code, tested
-/// bit for bit against [`reference_index`].
+/// Two ways to the same indices, both tested bit for bit against
+/// [`reference_index`]:
+///
+/// * one key ([`for_each`](Self::for_each)): the chain `x_i = a + i*b mod
+///   r` and `f(i)` (`i^2`, `i^3`) read from a constant table of
+///   [`MAX_HASHES`](crate::rates::MAX_HASHES) values shared by every
+///   filter, where every `f(i) < range` for `i < k` (so the table needs no
+///   reduction per filter and the struct stays small: it is `Copy` and
+///   lives in every geometry and kernel spec). One dependent addition per
+///   probe for every scheme, where the cube's recurrence chains three;
+/// * the recurrences (`Progression::run`, over the lane trait `Lanes64`),
+///   written once for scalar code and the SIMD kernels (keys in lanes),
+///   and the single-key fallback for the smallest enhanced filters
+///   (`f(k - 1) >= range`) and ranges above `2^63`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progression {
     scheme: Scheme,
@@ -260,11 +311,91 @@ impl Progression {
     }
 
     /// Calls `f(i, index)` for the first k indices of the key with this
-    /// hash, stopping early (returning `false`) when `f` does.
+    /// hash, in order, stopping early (returning `false`) when `f` does.
+    ///
+    /// By the chain and the `f(i)` table (`chain_and_table`) wherever
+    /// that applies (`uses_table`: every filter but the smallest enhanced
+    /// ones), else by the recurrence (`run`). Both are [`reference_index`]
+    /// exactly.
     #[inline(always)]
     pub fn for_each(&self, hash: u128, k: u32, f: impl FnMut(u32, u64) -> bool) -> bool {
         let (x, b) = self.start_and_stride(hash);
+        if self.uses_table(k) {
+            return match self.scheme {
+                Scheme::EnhancedDoubleHashing(e) => {
+                    self.chain_and_table::<true>(x, b, k, e.table(), f)
+                }
+                _ => self.chain_and_table::<false>(x, b, k, &SQUARES, f),
+            };
+        }
         self.run(x, b, k, f)
+    }
+
+    /// Whether [`for_each`](Self::for_each) takes the table path for k
+    /// probes: the range is at most `2^63` (so two values below it add
+    /// without a carry; filters' ranges are at most `MAX_BITS = 2^46`)
+    /// and, for the enhanced schemes, k is at most [`MAX_HASHES`] and
+    /// `f(k - 1) < range`, so that every `f(i)` is its own residue (for
+    /// the cube: ranges above 343 bits at k = 8, above 250047 at k = 64).
+    /// A compare or two per key, on values fixed per filter.
+    ///
+    /// [`MAX_HASHES`]: crate::rates::MAX_HASHES
+    #[inline(always)]
+    fn uses_table(&self, k: u32) -> bool {
+        self.range <= TABLE_MAX_RANGE
+            && match self.scheme {
+                Scheme::EnhancedDoubleHashing(e) => {
+                    k <= MAX_TERMS && e.table()[k.max(1) as usize - 1] < self.range
+                }
+                _ => true,
+            }
+    }
+
+    /// The k indices of one key as `x_i + f(i)`: the double-hashing
+    /// chain `x_{i+1} = x_i + b (mod r)` and, for the enhanced schemes, the
+    /// term `f(i)` from a constant table (the caller checks `table[i] <
+    /// range` for `i < k`, so `f(i) mod r = f(i)`) added with one more
+    /// modular addition that nothing else waits for. Each addition is of
+    /// two values below r, reduced by one conditional subtraction, with no
+    /// carry to track since `r <= 2^63`: modulo r at every step, never a
+    /// wide sum reduced at the end (see the module docs).
+    ///
+    /// Against the recurrence ([`run`](Self::run)) this is one dependent
+    /// addition per probe for every scheme instead of three chained ones
+    /// for the cube (two for the square), and a cheaper addition (the
+    /// recurrence's exact-for-any-r one tracks the carry). Splitting the
+    /// chain into 2 or 4 interleaved chains (starts `a + jb`, step `2b` or
+    /// `4b`) measured no faster: the extra set-up additions cost as much
+    /// as the shorter chain saves when keys follow each other. `f` is
+    /// called in order of i.
+    #[inline(always)]
+    fn chain_and_table<const ENHANCED: bool>(
+        &self,
+        a: u64,
+        b: u64,
+        k: u32,
+        table: &[u64; MAX_TERMS as usize],
+        mut f: impl FnMut(u32, u64) -> bool,
+    ) -> bool {
+        let r = self.range;
+        let add = |x: u64, y: u64| {
+            let s = x + y;
+            if s >= r { s - r } else { s }
+        };
+        let terms = &table[..(k as usize).min(table.len())];
+        let mut x = a;
+        for i in 0..k {
+            let g = if ENHANCED {
+                add(x, terms[i as usize])
+            } else {
+                x
+            };
+            if !f(i, g) {
+                return false;
+            }
+            x = add(x, b);
+        }
+        true
     }
 
     /// The scheme's recurrence from starts `x` and strides `b` (from
@@ -350,7 +481,134 @@ mod tests {
             .collect()
     }
 
+    /// The table path, called directly where [`Progression::for_each`]
+    /// takes it (`None` elsewhere).
+    fn table_path(scheme: Scheme, hash: u128, range: u64, k: u32) -> Option<Vec<u64>> {
+        let p = Progression::new(scheme, range);
+        if !p.uses_table(k) {
+            return None;
+        }
+        let (a, b) = p.start_and_stride(hash);
+        let mut out = Vec::new();
+        let push = |_, x| {
+            out.push(x);
+            true
+        };
+        match scheme {
+            Scheme::EnhancedDoubleHashing(e) => p.chain_and_table::<true>(a, b, k, e.table(), push),
+            _ => p.chain_and_table::<false>(a, b, k, &SQUARES, push),
+        };
+        Some(out)
+    }
+
+    /// The recurrence alone ([`Progression::run`]).
+    fn recurrence(scheme: Scheme, hash: u128, range: u64, k: u32) -> Vec<u64> {
+        let p = Progression::new(scheme, range);
+        let (a, b) = p.start_and_stride(hash);
+        let mut out = Vec::new();
+        p.run(a, b, k, |_, x| {
+            out.push(x);
+            true
+        });
+        out
+    }
+
+    /// Ranges at the edges of every path: 1 to 3, small primes, powers of
+    /// two and their neighbours, the cube and square bounds of the tables,
+    /// around `MAX_BITS`, and around and above the table path's bound.
+    fn edge_ranges() -> Vec<u64> {
+        let mut ranges = vec![1, 2, 3, 5, 7, 11, 13, 61, 127, 131, 257, 8191, 131_071];
+        for e in [1, 2, 5, 10, 17, 31, 32, 33, 45, 46, 47, 62, 63] {
+            let p = 1u64 << e;
+            ranges.extend([p - 1, p, p + 1]);
+        }
+        for t in [&SQUARES, &CUBES] {
+            for i in [7, 8, 15, 16, 63] {
+                ranges.extend([t[i] - 1, t[i], t[i] + 1].into_iter().filter(|&r| r > 0));
+            }
+        }
+        let max_bits = crate::rates::MAX_BITS;
+        ranges.extend([max_bits - 59, max_bits - 1, 70_368_744_177_643]); // a prime below 2^46
+        ranges.extend([u64::MAX, u64::MAX - 58, (1 << 63) + 29]);
+        ranges
+    }
+
+    #[test]
+    fn table_path_equals_reference_on_edge_ranges() {
+        let mut rng = 0x0123_4567_89ab_cdefu64;
+        let mut next = || {
+            rng = rng.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let mut taken = 0;
+        for range in edge_ranges() {
+            for k in 0..=64 {
+                for _ in 0..4 {
+                    let hash = u128::from(next()) << 64 | u128::from(next());
+                    for s in TWO_HASH {
+                        let want = direct(s, hash, range, k);
+                        assert_eq!(
+                            incremental(s, hash, range, k),
+                            want,
+                            "{s:?} r={range} k={k}"
+                        );
+                        assert_eq!(recurrence(s, hash, range, k), want, "{s:?} r={range} k={k}");
+                        if let Some(got) = table_path(s, hash, range, k) {
+                            assert_eq!(got, want, "{s:?} r={range} k={k}");
+                            taken += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 10_000, "table path taken {taken} times");
+        // Every filter range of the default scheme with k <= 8 above 343
+        // bits takes it.
+        assert!(table_path(Scheme::default(), 1, 344, 8).is_some());
+        assert!(table_path(Scheme::default(), 1, 343, 8).is_none());
+        assert!(table_path(Scheme::DoubleHashing, 1, 1, 64).is_some());
+    }
+
+    #[test]
+    fn table_path_stops_where_f_does() {
+        for s in TWO_HASH {
+            for k in 1..=64 {
+                for stop in 0..k {
+                    let mut seen = Vec::new();
+                    let done =
+                        Progression::new(s, 1_000_003).for_each(0xfeed << 70 | 99, k, |i, x| {
+                            seen.push((i, x));
+                            i < stop
+                        });
+                    assert!(!done);
+                    let want = direct(s, 0xfeed << 70 | 99, 1_000_003, stop + 1);
+                    let got: Vec<u64> = seen.iter().map(|&(_, x)| x).collect();
+                    assert_eq!(got, want);
+                    assert!(seen.iter().zip(0..).all(|(&(i, _), j)| i == j));
+                }
+            }
+        }
+    }
+
     proptest! {
+        #[test]
+        fn table_path_equals_reference_up_to_max_bits(
+            hash: u128,
+            range in 1u64..=crate::rates::MAX_BITS,
+            k in 1u32..=64,
+        ) {
+            for s in TWO_HASH {
+                let want = direct(s, hash, range, k);
+                if let Some(got) = table_path(s, hash, range, k) {
+                    prop_assert_eq!(got, want.clone());
+                }
+                prop_assert_eq!(recurrence(s, hash, range, k), want);
+            }
+        }
+
         #[test]
         fn incremental_equals_reference(hash: u128, range in 1u64..=u64::MAX, k in 1u32..=64) {
             for s in TWO_HASH {

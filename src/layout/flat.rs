@@ -6,6 +6,10 @@
 //! `stride = 0`; partitioned `range = stride = m / k`). The per-range
 //! constants are reduced once, when the filter is built, so a query costs
 //! one hash, two multiply-highs and k rounds of additions: no division.
+//! Each round is one modular addition on the chain `x_i = a + i*b` and,
+//! for the enhanced schemes, one more for `f(i)` from a constant table
+//! ([`Progression::for_each`]); classic (stride 0) skips the `i * stride`
+//! offset.
 //!
 //! A query stops at the first clear bit: in a large filter each probe is a
 //! cache miss, and a key not in the set is rejected after about two probes
@@ -61,22 +65,39 @@ impl Flat {
 
     /// Whether a two-hash key is possibly in `words` (stops at the first
     /// clear bit).
+    ///
+    /// Classic (stride 0) has its own loop without the partition offset
+    /// `i * stride`: one branch per key instead of a multiply and an add
+    /// per probe.
     #[inline(always)]
     pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
         let stride = self.stride;
-        self.progression.for_each(hash, self.k, |i, x| {
-            Self::test_index(words, u64::from(i) * stride + x)
-        })
+        if stride == 0 {
+            self.progression
+                .for_each(hash, self.k, |_, x| Self::test_index(words, x))
+        } else {
+            self.progression.for_each(hash, self.k, |i, x| {
+                Self::test_index(words, u64::from(i) * stride + x)
+            })
+        }
     }
 
-    /// Sets a two-hash key's bits in `words`.
+    /// Sets a two-hash key's bits in `words` (classic without the offset,
+    /// as in [`test`](Self::test)).
     #[inline(always)]
     pub(crate) fn set<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
         let stride = self.stride;
-        self.progression.for_each(hash, self.k, |i, x| {
-            words.set_bit(u64::from(i) * stride + x);
-            true
-        });
+        if stride == 0 {
+            self.progression.for_each(hash, self.k, |_, x| {
+                words.set_bit(x);
+                true
+            });
+        } else {
+            self.progression.for_each(hash, self.k, |i, x| {
+                words.set_bit(u64::from(i) * stride + x);
+                true
+            });
+        }
     }
 
     /// Calls `f(bit)` for each probe of a key under the `Independent`
@@ -126,5 +147,58 @@ impl Flat {
             .zip(0..)
             .map(|(x, i)| i * self.stride + x)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::hash128;
+    use crate::scheme::Enhancement;
+
+    /// `set` sets exactly the oracle's positions and `test` finds them, for
+    /// classic (stride 0) and partitioned strides, on ranges where the
+    /// enhanced schemes take the table path and where they fall back to
+    /// the recurrence (`f(k - 1) >= range`).
+    #[test]
+    fn set_and_test_follow_the_oracle() {
+        let schemes = [
+            Scheme::DoubleHashing,
+            Scheme::EnhancedDoubleHashing(Enhancement::Square),
+            Scheme::EnhancedDoubleHashing(Enhancement::Cube),
+        ];
+        for scheme in schemes {
+            for (range, k) in [
+                (1, 1),
+                (2, 3),
+                (7, 5),
+                (61, 8),
+                (343, 8),
+                (344, 8),
+                (1021, 16),
+                (4099, 64),
+            ] {
+                for partitioned in [false, true] {
+                    let stride = if partitioned { range } else { 0 };
+                    let flat = Flat::new(scheme, range, stride, k);
+                    let bits = if partitioned {
+                        range * u64::from(k)
+                    } else {
+                        range
+                    };
+                    for key in 0u64..50 {
+                        let bytes = key.to_le_bytes();
+                        let mut words = vec![0u64; bits.div_ceil(64) as usize];
+                        flat.set(&mut words[..], hash128(&bytes, 9));
+                        let mut want = vec![0u64; words.len()];
+                        for p in flat.positions(&bytes, 9) {
+                            want[(p / 64) as usize] |= 1 << (p % 64);
+                        }
+                        assert_eq!(words, want, "{scheme:?} r={range} k={k} {partitioned}");
+                        assert!(flat.test(&words[..], hash128(&bytes, 9)));
+                    }
+                }
+            }
+        }
     }
 }
