@@ -40,7 +40,7 @@ pub(crate) mod short;
 
 pub(crate) use short::Secrets;
 
-use xxhash_rust::xxh3::{xxh3_64_with_seed, xxh3_128_with_seed};
+use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// The seed used when none is set on the builder.
 ///
@@ -214,10 +214,13 @@ impl std::hash::Hasher for ByteCollector {
     }
 }
 
-/// The 128-bit hash of a key's bytes under `seed`: XXH3-128.
-#[inline]
+/// The 128-bit hash of a key's bytes under `seed`: XXH3-128 (for inputs
+/// of at most 16 bytes by its closed formulas, inlined where the length is
+/// known: no length dispatch, the seed's constants a few additions; longer
+/// inputs by `xxhash-rust`).
+#[inline(always)]
 pub fn hash128(bytes: &[u8], seed: u64) -> u128 {
-    xxh3_128_with_seed(bytes, seed)
+    short::hash_one(bytes, &Secrets::new(seed))
 }
 
 /// The 128-bit hash of a [`Key`] under `seed`.

@@ -18,7 +18,9 @@
 
 #![forbid(unsafe_code)]
 
-use super::{Key, hash128};
+use xxhash_rust::xxh3::xxh3_128_with_seed;
+
+use super::Key;
 
 /// The lane operations the short-input formulas need (64-bit lanes).
 pub(crate) trait HashLanes: Copy {
@@ -91,7 +93,10 @@ pub(crate) struct Secrets {
 }
 
 impl Secrets {
-    /// The constants for `seed`.
+    /// The constants for `seed`. Inlined: a single-key hash builds them per
+    /// call, and the constants of classes the key cannot be in (all but
+    /// one, for a fixed-width key) are dead code the compiler drops.
+    #[inline(always)]
     pub(crate) fn new(seed: u64) -> Self {
         let lo32 = |w: u64| w & 0xffff_ffff;
         let hi32 = |w: u64| w >> 32;
@@ -254,13 +259,13 @@ pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> 
     }
 }
 
-/// XXH3-128 of one key's bytes under the batch's seed: the short-input
-/// formulas in scalar code, `xxhash-rust` past 16 bytes.
+/// XXH3-128 of one key's bytes: the short-input formulas in scalar code,
+/// `xxhash-rust` past 16 bytes.
 #[inline(always)]
 pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
     let (class, w) = short_input(bytes);
     if class == Class::Long {
-        return hash128(bytes, s.seed);
+        return xxh3_128_with_seed(bytes, s.seed);
     }
     let (lo, hi) = hash_lanes::<u64>(class, w, s);
     u128::from(lo) | u128::from(hi) << 64
@@ -283,6 +288,11 @@ pub(crate) fn hash_into_by<V: HashLanes, T, K: Key + ?Sized>(
     s: &Secrets,
     out: &mut [u128],
 ) {
+    if V::N == 1 {
+        // One key per step: no grouping to do (and the class checks and
+        // lane arrays would be dead weight around the formula).
+        return one_at_a_time(items, &key_of, s, out);
+    }
     let mut groups = items.chunks_exact(V::N);
     let mut outs = out.chunks_exact_mut(V::N);
     for (group, o) in (&mut groups).zip(&mut outs) {
