@@ -9,7 +9,15 @@
 //! * `hashes_saved_cache`: end-to-end insert into a 16 KiB classic filter
 //!   (L1-resident: hashing dominates);
 //! * `hashes_saved_dram`: end-to-end insert into a 256 MiB classic filter
-//!   (memory dominates), for key sizes 8 and 64 only to bound the run time.
+//!   (memory dominates), for key sizes 8 and 64 only to bound the run time;
+//! * `hashes_saved_batch`: `insert_batch` of the `CHUNK` keys into the
+//!   16 KiB classic filter (the batch pipeline: batched hash, the flat
+//!   index kernel, no prefetch at this size), k = 8 and key sizes 8, 16
+//!   and 64;
+//! * `hashes_saved_kernel`: the k indices of `CHUNK` pre-hashed keys
+//!   through each index kernel available here (`Kernel::flat_indices`,
+//!   ids `<scheme>/k=<k>/kernel=<name>`): the index arithmetic alone, the
+//!   hash already paid.
 //!
 //! Benchmark ids are `<scheme>/k=<k>/key=<bytes>`; the report generator
 //! derives hash computations per key (`Scheme::hashes_per_key`) and bytes
@@ -19,8 +27,9 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use lesshash::hash::{hash128, independent_hash};
+use lesshash::kernel::FlatSpec;
 use lesshash::scheme::{for_each_index, reduce};
-use lesshash::{BloomFilter, Enhancement, Layout, Scheme};
+use lesshash::{BloomFilter, Enhancement, Kernel, Layout, Scheme};
 
 use super::common::{Cursor, mix};
 
@@ -34,9 +43,14 @@ const SCHEMES: [Scheme; 3] = [
 ];
 /// Keys per timed iteration.
 const CHUNK: usize = 512;
+/// Keys per step of the batch pipeline (`lesshash::batch::CHUNK`).
+const PIPELINE_CHUNK: usize = lesshash::batch::CHUNK;
 /// Keys in the in-cache pools (the cursor walks them chunk by chunk).
 const POOL: usize = 4096;
 const CACHE_BITS: u64 = 16 * 1024 * 8;
+/// The range of a two-hash classic filter of `CACHE_BITS` (the builder's
+/// prime range: the next prime above 131072).
+const CACHE_BITS_PRIME: u64 = 131_101;
 const DRAM_BITS: u64 = 256 * 1024 * 1024 * 8;
 const SEED: u64 = 0x5eed;
 
@@ -110,10 +124,59 @@ pub fn register(c: &mut Criterion) {
             }
         }
     }
-    // TODO(issue 3): index-only scalar vs SIMD kernels. When the batch index
-    // kernels land (with a way to force scalar / wide / AVX2), add one bench
-    // per kernel here: `<kernel>/k=<k>/key=<bytes>` computing the indices of
-    // CHUNK pre-hashed keys through the kernel API.
+    g.finish();
+
+    let mut g = c.benchmark_group("hashes_saved_kernel");
+    g.throughput(Throughput::Elements(CHUNK as u64));
+    let hashes: Vec<u128> = (0..CHUNK as u64)
+        .map(|i| u128::from(mix(i)) << 64 | u128::from(mix(!i)))
+        .collect();
+    for k in [8, 16] {
+        for scheme in &SCHEMES[1..] {
+            let spec = FlatSpec::new(*scheme, CACHE_BITS_PRIME, 0, k).expect("valid spec");
+            let mut out = vec![0u64; CHUNK * k as usize];
+            for kernel in Kernel::available() {
+                g.bench_function(
+                    BenchmarkId::new(scheme.name(), format!("k={k}/kernel={}", kernel.name())),
+                    |b| {
+                        // In slices of the batch pipeline's chunk (32 keys):
+                        // probe-major output over 512 keys would put 4 KiB
+                        // between a key's consecutive indices.
+                        b.iter(|| {
+                            for (hs, o) in hashes
+                                .chunks(PIPELINE_CHUNK)
+                                .zip(out.chunks_mut(PIPELINE_CHUNK * k as usize))
+                            {
+                                kernel
+                                    .flat_indices(&spec, black_box(hs), o)
+                                    .expect("lengths match");
+                            }
+                            black_box(&out);
+                        })
+                    },
+                );
+            }
+        }
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("hashes_saved_batch");
+    g.throughput(Throughput::Elements(CHUNK as u64));
+    for (size, pool) in &pools {
+        if *size > 64 {
+            continue;
+        }
+        for scheme in SCHEMES {
+            let mut cursor = Cursor::new();
+            let mut filter: Option<BloomFilter> = None;
+            let keys: Vec<&[u8]> = pool.chunks_exact(*size).collect();
+            g.bench_function(id(scheme, 8, *size), |b| {
+                let filter = filter.get_or_insert_with(|| classic(scheme, CACHE_BITS, 8));
+                b.iter(|| filter.insert_batch(black_box(cursor.next(&keys, CHUNK))));
+                black_box(filter.count_ones());
+            });
+        }
+    }
     g.finish();
 
     let mut g = c.benchmark_group("hashes_saved_cache");
