@@ -204,7 +204,15 @@ impl Blocks {
 
     /// Sets the bits of each key of a chunk (its block and hash) in
     /// `words`: one vector call per chunk into plain words where the kernel
-    /// has a vector probe, the scalar mask ORed into each line otherwise.
+    /// has a vector probe; otherwise plain words get each probe's bit ORed
+    /// straight into its word of the line, and other storage (atomic) the
+    /// key's [`mask`](Self::mask) ORed into the line.
+    ///
+    /// Plain words skip the mask: built in a stack array, it cost four
+    /// zeroing stores, a read-modify-write per probe, and a failed store
+    /// forward when read back as 16-byte vectors over the 8-byte ORs
+    /// (callgrind, 1% filters: 164 instructions per batch insert, hash
+    /// included, against 146 now; split-block 226 against 203).
     #[inline(always)]
     pub(crate) fn set_chunk<W: WordsMut + ?Sized>(
         &self,
@@ -212,9 +220,17 @@ impl Blocks {
         blocks: &[usize],
         hashes: &[u128],
     ) {
-        if let Some(plain) = words.plain()
-            && self.simd.block_set_chunk(plain, blocks, hashes, self.at)
-        {
+        if let Some(plain) = words.plain() {
+            if self.simd.block_set_chunk(plain, blocks, hashes, self.at) {
+                return;
+            }
+            let (lines, _) = plain.as_chunks_mut::<8>();
+            for (&b, &h) in blocks.iter().zip(hashes) {
+                let line = &mut lines[b];
+                self.for_each_bit((h >> 64) as u64, |p| {
+                    line[(p >> 6) as usize & 7] |= 1 << (p & 63);
+                });
+            }
             return;
         }
         for (&b, &h) in blocks.iter().zip(hashes) {
