@@ -218,13 +218,23 @@ impl Kernel {
 
 /// The in-register probe of a filter, chosen once when the filter is built
 /// or loaded: AVX2 when the kernel in use is AVX2 (which implies the CPU
-/// has it: the token proves it), otherwise none and the layout's scalar
-/// probe runs. Which probe runs never changes an answer, so it is not part
-/// of a filter's identity: any two compare equal.
+/// has it: the token proves it), the portable `wide` probe when it is
+/// [`Kernel::Wide`], otherwise none and the layout's scalar probe runs.
+/// The one dispatcher of the blocked layouts' vector probes: each method
+/// matches once per call (per chunk for the chunk forms). Which probe runs
+/// never changes an answer, so it is not part of a filter's identity: any
+/// two compare equal.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Simd {
+pub(crate) enum Simd {
+    /// No vector probe: the layout's scalar one.
+    #[default]
+    None,
+    /// `wide`'s `u32x8` probe ([`wide::block_test`]), instructions chosen
+    /// at compile time.
+    Wide,
+    /// The AVX2 probe, with the token that proves the CPU has it.
     #[cfg(target_arch = "x86_64")]
-    avx2: Option<avx2::Avx2>,
+    Avx2(avx2::Avx2),
 }
 
 impl PartialEq for Simd {
@@ -237,18 +247,14 @@ impl Eq for Simd {}
 
 impl Simd {
     /// The probe for `kernel`: AVX2 for [`Kernel::Avx2`] on a CPU with it,
-    /// none otherwise.
+    /// `wide`'s for [`Kernel::Wide`] where it is built with the lane
+    /// operations it needs ([`wide::BLOCK_PROBE`]), none otherwise.
     pub(crate) fn for_kernel(kernel: Kernel) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        {
-            Self {
-                avx2: (kernel == Kernel::Avx2).then(avx2::Avx2::detect).flatten(),
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = kernel;
-            Self {}
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => avx2::Avx2::detect().map_or(Simd::None, Simd::Avx2),
+            Kernel::Wide if wide::BLOCK_PROBE => Simd::Wide,
+            _ => Simd::None,
         }
     }
 
@@ -262,16 +268,14 @@ impl Simd {
         h2: u64,
         at: InBlock,
     ) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = self.avx2 {
-            return Some(line.with_words(|words| avx2.block_test(words, h2, at)));
+        match *self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(avx2) => Some(line.with_words(|words| avx2.block_test(words, h2, at))),
+            Simd::Wide => Some(line.with_words(|words| wide::block_test(words, h2, &at))),
+            Simd::None => None,
         }
-        let _ = (line, h2, at);
-        None
     }
-}
 
-impl Simd {
     /// Whether the key with this hash is possibly in a blocked-layout
     /// filter of `blocks` blocks in plain `words`, addressed and tested in
     /// one vector function; `None` when there is none (the caller runs the
@@ -284,12 +288,12 @@ impl Simd {
         blocks: u64,
         at: &InBlock,
     ) -> Option<bool> {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = self.avx2 {
-            return Some(avx2.block_contains(words, hash, blocks, at));
+        match *self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(avx2) => Some(avx2.block_contains(words, hash, blocks, at)),
+            Simd::Wide => Some(wide::block_contains(words, hash, blocks, at)),
+            Simd::None => None,
         }
-        let _ = (words, hash, blocks, at);
-        None
     }
 
     /// [`block_contains`](Self::block_contains) for an insert into plain
@@ -302,17 +306,15 @@ impl Simd {
         blocks: u64,
         at: &InBlock,
     ) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = self.avx2 {
-            avx2.block_insert(words, hash, blocks, at);
-            return true;
+        match *self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(avx2) => avx2.block_insert(words, hash, blocks, at),
+            Simd::Wide => wide::block_insert(words, hash, blocks, at),
+            Simd::None => return false,
         }
-        let _ = (words, hash, blocks, at);
-        false
+        true
     }
-}
 
-impl Simd {
     /// Sets the bits of a chunk of blocked-layout keys in plain words by the
     /// vector probe; `false` when there is none (the caller sets them in
     /// scalar code).
@@ -324,13 +326,13 @@ impl Simd {
         hashes: &[u128],
         at: InBlock,
     ) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = self.avx2 {
-            avx2.block_set_chunk(words, blocks, hashes, at);
-            return true;
+        match *self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(avx2) => avx2.block_set_chunk(words, blocks, hashes, at),
+            Simd::Wide => wide::block_set_chunk(words, blocks, hashes, &at),
+            Simd::None => return false,
         }
-        let _ = (words, blocks, hashes, at);
-        false
+        true
     }
 
     /// The blocked-layout test of a chunk of keys (blocks `blocks`, hashes
@@ -345,13 +347,13 @@ impl Simd {
         at: InBlock,
         out: &mut [bool],
     ) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if let Some(avx2) = self.avx2 {
-            avx2.block_test_chunk(words, blocks, hashes, at, out);
-            return true;
+        match *self {
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2(avx2) => avx2.block_test_chunk(words, blocks, hashes, at, out),
+            Simd::Wide => wide::block_test_chunk(words, blocks, hashes, &at, out),
+            Simd::None => return false,
         }
-        let _ = (words, blocks, hashes, at, out);
-        false
+        true
     }
 }
 
