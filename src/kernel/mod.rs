@@ -32,7 +32,9 @@
 //! * [`Kernel::Wide`]: keys in lanes with the portable `wide` crate
 //!   (`u32x8` for in-block positions, `u64x4` for flat indices). `wide`
 //!   picks its instructions at compile time: SSE2 in a default x86-64
-//!   build, AVX2 with `-C target-cpu=native` on an AVX2 machine.
+//!   build, AVX2 with `-C target-cpu=native` on an AVX2 machine. Its
+//!   blocked-layout probe runs where that gives per-lane shifts and
+//!   shuffles (`wide::BLOCK_PROBE`); below AVX2 the scalar probe does.
 //! * [`Kernel::Avx2`] (x86_64 only): the same lane algorithm written with
 //!   `core::arch` intrinsics in `#[target_feature(enable = "avx2")]`
 //!   functions, so that a default build still runs AVX2 where the CPU has

@@ -12,6 +12,10 @@
 //!
 //! `wide` compiles to SSE2 in a default x86-64 build and to AVX2 with `-C
 //! target-cpu=native`; see [`super::avx2`] for run-time AVX2.
+//!
+//! Below the kernels, the blocked layouts' probe of one key (`block_test`,
+//! `block_set_chunk`, ...), which `kernel::Simd` runs for
+//! [`Kernel::Wide`](super::Kernel::Wide) where `BLOCK_PROBE` says it pays.
 
 #![forbid(unsafe_code)]
 
@@ -110,13 +114,20 @@ impl Lanes64 for u64x4 {
 // its u64 by shifts, so the words' order is the oracle's on any target.
 
 /// Whether [`super::Simd`] runs this probe for [`super::Kernel::Wide`]:
-/// only where `wide` has per-lane shifts and shuffles in hardware. On x86
-/// below AVX2 (SSE2, the default x86-64 build) it has neither and runs
-/// them lane by lane: there this probe took 185 instructions per batch
-/// query (hash included) against the scalar probe's 167, and 551 per
-/// insert against 147 (callgrind, blocked, 1%; split-block 235 / 223 and
-/// 660 / 206), so the scalar probe runs instead. Measured only on x86_64:
-/// other targets keep the scalar probe until measured.
+/// only where `wide` has per-lane multiplies, shifts and shuffles in
+/// hardware. Instructions per batch call at 1%, hash included (callgrind,
+/// `examples/blocked_probe_cost`; blocked k = 6, split-block k = 7), this
+/// probe against the scalar one:
+///
+/// | build | blocked query | blocked insert | split query | split insert |
+/// |---|---|---|---|---|
+/// | AVX2 (`-C target-cpu=haswell`) | 96 / 153 | 106 / 124 | 115 / 220 | 115 / 154 |
+/// | default x86-64 (SSE2) | 184 / 161 | 133 / 142 | 235 / 217 | 217 / 198 |
+///
+/// SSE2 has no 32-bit lane multiply, no per-lane shift and no shuffle by
+/// a vector of indices, so `wide` runs those one lane at a time through
+/// memory there and the scalar probe runs instead. Measured only on
+/// x86_64: other targets keep the scalar probe until measured.
 pub(crate) const BLOCK_PROBE: bool = cfg!(target_feature = "avx2");
 
 /// Lanes 0..8 as a vector.
@@ -137,13 +148,6 @@ fn to_lanes(words: &[u64]) -> u32x8 {
     u32x8::new(std::array::from_fn(|i| {
         (words[i / 2] >> (32 * (i % 2))) as u32
     }))
-}
-
-/// [`to_lanes`] back: eight 32-bit words as four u64 words.
-#[inline(always)]
-fn to_words(lanes: u32x8) -> [u64; 4] {
-    let a = lanes.to_array();
-    std::array::from_fn(|i| u64::from(a[2 * i]) | u64::from(a[2 * i + 1]) << 32)
 }
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key whose
@@ -197,30 +201,26 @@ fn block_test_in<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> b
     miss.simd_eq(u32x8::splat(0)).all()
 }
 
-/// ORs the k bits of a key (its h2) into `line`: each probe's position
-/// broadcast to every lane, then one shift per half whose count is out of
-/// range (0 after `unbounded_shl`) for every word but the probe's.
+/// ORs the k bits of a key (its h2) into `line`: the positions eight at a
+/// time, then each probe's bit ORed into its word, eight ORs per group
+/// (in the last group a lane past k ORs 0: a loop to k was unrolled with
+/// remainder code that cost more). The AVX2 probe's mask in registers
+/// (each position broadcast and shifted into both halves) measured slower
+/// than these ORs here.
 #[inline(always)]
 fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, at: &InBlock) {
     let x = probe_inputs(h2);
-    let one = u32x8::splat(1);
-    let first_lo = IOTA * u32x8::splat(32);
-    let first_hi = first_lo + u32x8::splat(256);
-    let (mut lo, mut hi) = (u32x8::splat(0), u32x8::splat(0));
-    for g in 0..at.k.div_ceil(8) {
-        let p = group_positions::<SPLIT>(x, g, at);
-        for j in 0..(at.k - 8 * g).min(8) {
-            let pj = p.shuffle(u32x8::splat(j));
-            lo |= one.unbounded_shl(pj - first_lo);
-            hi |= one.unbounded_shl(pj - first_hi);
+    let mut or_group = |g: u32, keep: [i32; 8]| {
+        let p = group_positions::<SPLIT>(x, g, at).to_array();
+        for (p, keep) in p.into_iter().zip(keep) {
+            line[(p >> 6) as usize & 7] |= u64::from(keep as u32 & 1) << (p & 63);
         }
+    };
+    let last = at.k.div_ceil(8) - 1;
+    for g in 0..last {
+        or_group(g, [-1; 8]);
     }
-    for (w, m) in line
-        .iter_mut()
-        .zip(to_words(lo).into_iter().chain(to_words(hi)))
-    {
-        *w |= m;
-    }
+    or_group(last, at.last_lanes);
 }
 
 /// Whether the k probe bits of a blocked-layout key (its h2) are all set in
