@@ -106,12 +106,14 @@ impl Lanes64 for u64x4 {
 
 // ------------------------------------------------------- the block probe --
 //
-// The blocked layouts' probe of one key on `wide`'s `u32x8`: the algorithm
-// of `super::avx2`'s probe (eight probes per vector, the block's sixteen
-// 32-bit words looked up by lane shuffles, each bit by a per-lane shift),
-// written once for every backend `wide` compiles to. Vectors are built
-// from arrays by value (`u32x8::new`, `to_array`), each 32-bit word from
-// its u64 by shifts, so the words' order is the oracle's on any target.
+// The blocked layouts' probe of one key on `wide`'s `u32x8`, written once
+// for every backend `wide` compiles to. The test is the algorithm of
+// `super::avx2`'s (eight probes per vector, the block's sixteen 32-bit
+// words looked up by lane shuffles, each bit by a per-lane shift); the
+// insert computes the positions the same way and ORs each bit into its
+// word. Vectors are built from arrays by value (`u32x8::new`,
+// `to_array`), each 32-bit word from its u64 by shifts, so the words'
+// order is the oracle's on any target.
 
 /// Whether [`super::Simd`] runs this probe for [`super::Kernel::Wide`]:
 /// only where `wide` has per-lane multiplies, shifts and shuffles in
@@ -141,13 +143,20 @@ fn probe_inputs(h2: u64) -> u32x8 {
     u32x8::new([lo, hi, lo, hi, lo, hi, lo, hi])
 }
 
-/// Four u64 words as eight 32-bit words, low half first: bit p of the
-/// words is bit `p & 31` of lane `p >> 5`.
+/// The block's 8 u64 words as sixteen 32-bit words in two vectors, low
+/// half of each u64 first: bit p of the block is bit `p & 31` of 32-bit
+/// word `p >> 5`. A cast of the array on a little-endian target (written
+/// with shifts, LLVM built it from about 18 shuffles and shifts per key
+/// for AVX-512), shifts on a big-endian one.
 #[inline(always)]
-fn to_lanes(words: &[u64]) -> u32x8 {
-    u32x8::new(std::array::from_fn(|i| {
-        (words[i / 2] >> (32 * (i % 2))) as u32
-    }))
+fn block_lanes(line: &[u64; 8]) -> [u32x8; 2] {
+    let [lo, hi]: [[u32; 8]; 2] = if cfg!(target_endian = "little") {
+        bytemuck::cast(*line)
+    } else {
+        let w: [u32; 16] = std::array::from_fn(|i| (line[i / 2] >> (32 * (i % 2))) as u32);
+        bytemuck::cast(w)
+    };
+    [u32x8::new(lo), u32x8::new(hi)]
 }
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key whose
@@ -189,7 +198,7 @@ fn group_miss<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock, lo: u32x8, hi: 
 /// k masked off, no branch on the data.
 #[inline(always)]
 fn block_test_in<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
-    let (lo, hi) = (to_lanes(&line[..4]), to_lanes(&line[4..]));
+    let [lo, hi] = block_lanes(line);
     let x = probe_inputs(h2);
     let last = if at.k <= 8 { 0 } else { at.k.div_ceil(8) - 1 };
     let mut miss = u32x8::splat(0);
@@ -297,5 +306,64 @@ pub(crate) fn block_test_chunk(
         run::<false>(words, blocks, hashes, at, out);
     } else {
         run::<true>(words, blocks, hashes, at, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::blocked::addressing::{lane_hash, position};
+
+    fn next(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// The probe's own functions (whether or not `Simd` runs them in this
+    /// build, and its split-block insert, which `Simd` leaves to the scalar
+    /// probe) against the addressing oracle: every k, both layouts, the
+    /// insert's bits exactly, the test on the key's own bits minus each
+    /// one and on random lines.
+    #[test]
+    fn wide_probe_equals_the_oracle() {
+        let mut state = 3;
+        for split in [false, true] {
+            for k in 1..=64 {
+                let at = InBlock::new(k, split);
+                for _ in 0..100 {
+                    let hash = u128::from(next(&mut state)) << 64;
+                    let h2 = (hash >> 64) as u64;
+                    let mut mask = [0u64; 8];
+                    for i in 0..k {
+                        let p = position(lane_hash(h2, i), i, k, split);
+                        mask[(p / 64) as usize] |= 1 << (p % 64);
+                    }
+                    let mut words = [0u64; 8];
+                    block_insert(&mut words, hash, 1, &at);
+                    assert_eq!(words, mask, "k={k} split={split} insert");
+                    let mut chunk = [0u64; 8];
+                    block_set_chunk(&mut chunk, &[0], &[hash], &at);
+                    assert_eq!(chunk, mask, "k={k} split={split} chunk");
+                    assert!(block_contains(&mask, hash, 1, &at), "k={k} split={split}");
+                    for (w, &m) in mask.iter().enumerate() {
+                        let mut bits = m;
+                        while bits != 0 {
+                            let mut line = [u64::MAX; 8];
+                            line[w] &= !(bits & bits.wrapping_neg());
+                            assert!(!block_test(&line, h2, &at), "k={k} split={split}");
+                            bits &= bits - 1;
+                        }
+                    }
+                    let line: [u64; 8] =
+                        std::array::from_fn(|_| next(&mut state) | next(&mut state));
+                    let expect = (0..8).all(|w| mask[w] & !line[w] == 0);
+                    let mut out = [!expect];
+                    block_test_chunk(&line, &[0], &[hash], &at, &mut out);
+                    assert_eq!(out[0], expect, "k={k} split={split}");
+                }
+            }
+        }
     }
 }
