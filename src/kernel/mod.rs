@@ -33,8 +33,9 @@
 //!   (`u32x8` for in-block positions, `u64x4` for flat indices). `wide`
 //!   picks its instructions at compile time: SSE2 in a default x86-64
 //!   build, AVX2 with `-C target-cpu=native` on an AVX2 machine. Its
-//!   blocked-layout probe runs where that gives per-lane shifts and
-//!   shuffles (`wide::BLOCK_PROBE`); below AVX2 the scalar probe does.
+//!   blocked-layout test runs where that gives per-lane shifts and
+//!   shuffles (`wide::BLOCK_PROBE`); below AVX2, and for inserts, the
+//!   scalar probe does.
 //! * [`Kernel::Avx2`] (x86_64 only): the same lane algorithm written with
 //!   `core::arch` intrinsics in `#[target_feature(enable = "avx2")]`
 //!   functions, so that a default build still runs AVX2 where the CPU has
@@ -220,8 +221,9 @@ impl Kernel {
 
 /// The in-register probe of a filter, chosen once when the filter is built
 /// or loaded: AVX2 when the kernel in use is AVX2 (which implies the CPU
-/// has it: the token proves it), the portable `wide` probe when it is
-/// [`Kernel::Wide`], otherwise none and the layout's scalar probe runs.
+/// has it: the token proves it), the portable `wide` test when it is
+/// [`Kernel::Wide`] (inserts stay scalar), otherwise none and the layout's
+/// scalar probe runs.
 /// The one dispatcher of the blocked layouts' vector probes: each method
 /// matches once per call (per chunk for the chunk forms). Which probe runs
 /// never changes an answer, so it is not part of a filter's identity: any
@@ -231,8 +233,8 @@ pub(crate) enum Simd {
     /// No vector probe: the layout's scalar one.
     #[default]
     None,
-    /// `wide`'s `u32x8` probe ([`wide::block_test`]), instructions chosen
-    /// at compile time.
+    /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
+    /// at compile time; inserts by the scalar probe.
     Wide,
     /// The AVX2 probe, with the token that proves the CPU has it.
     #[cfg(target_arch = "x86_64")]
@@ -300,11 +302,8 @@ impl Simd {
 
     /// [`block_contains`](Self::block_contains) for an insert into plain
     /// words; `false` when there is no vector probe (nothing was set).
-    /// `wide`'s sets blocked keys only: on split-block ones (k = 7 at 1%)
-    /// its positions wait on two dependent vector multiplies before the
-    /// first OR and it measured 12% slower than the scalar ORs (12.1-12.6
-    /// against 10.8 ns per key, AVX-512 build), though with fewer
-    /// instructions (115 against 154 per key, AVX2 build).
+    /// `wide` has no insert: the scalar probe's ORs measured as fast or
+    /// faster (see `kernel/wide.rs`).
     #[inline(always)]
     pub(crate) fn block_insert(
         &self,
@@ -316,7 +315,6 @@ impl Simd {
         match *self {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2(avx2) => avx2.block_insert(words, hash, blocks, at),
-            Simd::Wide if at.step == 0 => wide::block_insert(words, hash, blocks, at),
             Simd::Wide | Simd::None => return false,
         }
         true
@@ -324,7 +322,7 @@ impl Simd {
 
     /// Sets the bits of a chunk of blocked-layout keys in plain words by the
     /// vector probe; `false` when there is none (the caller sets them in
-    /// scalar code; `wide`'s split-block keys too, see
+    /// scalar code, also for `wide`: see
     /// [`block_insert`](Self::block_insert)).
     #[inline(always)]
     pub(crate) fn block_set_chunk(
@@ -337,7 +335,6 @@ impl Simd {
         match *self {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2(avx2) => avx2.block_set_chunk(words, blocks, hashes, at),
-            Simd::Wide if at.step == 0 => wide::block_set_chunk(words, blocks, hashes, &at),
             Simd::Wide | Simd::None => return false,
         }
         true

@@ -13,8 +13,8 @@
 //! `wide` compiles to SSE2 in a default x86-64 build and to AVX2 with `-C
 //! target-cpu=native`; see [`super::avx2`] for run-time AVX2.
 //!
-//! Below the kernels, the blocked layouts' probe of one key (`block_test`,
-//! `block_set_chunk`, ...), which `kernel::Simd` runs for
+//! Below the kernels, the blocked layouts' test of one key (`block_test`,
+//! `block_contains`, `block_test_chunk`), which `kernel::Simd` runs for
 //! [`Kernel::Wide`](super::Kernel::Wide) where `BLOCK_PROBE` says it pays.
 
 #![forbid(unsafe_code)]
@@ -106,14 +106,20 @@ impl Lanes64 for u64x4 {
 
 // ------------------------------------------------------- the block probe --
 //
-// The blocked layouts' probe of one key on `wide`'s `u32x8`, written once
-// for every backend `wide` compiles to. The test is the algorithm of
-// `super::avx2`'s (eight probes per vector, the block's sixteen 32-bit
-// words looked up by lane shuffles, each bit by a per-lane shift); the
-// insert computes the positions the same way and ORs each bit into its
-// word. Vectors are built from arrays by value (`u32x8::new`,
-// `to_array`), each 32-bit word from its u64 by shifts, so the words'
-// order is the oracle's on any target.
+// The blocked layouts' test of one key on `wide`'s `u32x8`, written once
+// for every backend `wide` compiles to: the algorithm of `super::avx2`'s
+// (eight probes per vector, the block's sixteen 32-bit words looked up by
+// lane shuffles, each bit by a per-lane shift). Vectors are built from
+// arrays by value (`u32x8::new`, `to_array`, `bytemuck::cast`), so the
+// words' order is the oracle's on any target.
+//
+// There is no `wide` insert: the scalar probe's ORs, one per probe into
+// its word, measured as fast or faster (batch inserts at 1%, AVX-512
+// build). Positions eight at a time, then the same ORs: 1-3% slower
+// blocked (8.3-9.3 against 8.2-9.1 ns per key, though 107 against 124
+// instructions), 12% slower split-block (two dependent vector multiplies
+// ahead of the ORs); the AVX2 probe's mask built in registers: 15-18
+// against 11-13 ns blocked (a loaded run).
 
 /// Whether [`super::Simd`] runs this probe for [`super::Kernel::Wide`]:
 /// only where `wide` has per-lane multiplies, shifts and shuffles in
@@ -121,15 +127,16 @@ impl Lanes64 for u64x4 {
 /// `examples/blocked_probe_cost`; blocked k = 6, split-block k = 7), this
 /// probe against the scalar one:
 ///
-/// | build | blocked query | blocked insert | split query | split insert |
-/// |---|---|---|---|---|
-/// | AVX2 (`-C target-cpu=haswell`) | 96 / 153 | 106 / 124 | 115 / 220 | 115 / 154 |
-/// | default x86-64 (SSE2) | 184 / 161 | 133 / 142 | 235 / 217 | 217 / 198 |
+/// | build | blocked query | split-block query |
+/// |---|---|---|
+/// | AVX2 (`-C target-cpu=haswell`) | 88 / 153 | 99 / 220 |
+/// | default x86-64 (SSE2) | 185 / 161 | 213 / 217 |
 ///
 /// SSE2 has no 32-bit lane multiply, no per-lane shift and no shuffle by
-/// a vector of indices, so `wide` runs those one lane at a time through
-/// memory there and the scalar probe runs instead. Measured only on
-/// x86_64: other targets keep the scalar probe until measured.
+/// a vector of indices, so `wide` runs those one lane at a time there and
+/// the blocked query costs 15% more than scalar: the scalar probe runs
+/// instead. Measured only on x86_64: other targets keep the scalar probe
+/// until measured.
 pub(crate) const BLOCK_PROBE: bool = cfg!(target_feature = "avx2");
 
 /// Lanes 0..8 as a vector.
@@ -210,28 +217,6 @@ fn block_test_in<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> b
     miss.simd_eq(u32x8::splat(0)).all()
 }
 
-/// ORs the k bits of a key (its h2) into `line`: the positions eight at a
-/// time, then each probe's bit ORed into its word, eight ORs per group
-/// (in the last group a lane past k ORs 0: a loop to k was unrolled with
-/// remainder code that cost more). The AVX2 probe's mask in registers
-/// (each position broadcast and shifted into both halves) measured slower
-/// than these ORs here.
-#[inline(always)]
-fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, at: &InBlock) {
-    let x = probe_inputs(h2);
-    let mut or_group = |g: u32, keep: [i32; 8]| {
-        let p = group_positions::<SPLIT>(x, g, at).to_array();
-        for (p, keep) in p.into_iter().zip(keep) {
-            line[(p >> 6) as usize & 7] |= u64::from(keep as u32 & 1) << (p & 63);
-        }
-    };
-    let last = at.k.div_ceil(8) - 1;
-    for g in 0..last {
-        or_group(g, [-1; 8]);
-    }
-    or_group(last, at.last_lanes);
-}
-
 /// Whether the k probe bits of a blocked-layout key (its h2) are all set in
 /// `line` (the oracle's bits: differential tests in `layout::blocked`).
 #[inline(never)]
@@ -250,35 +235,6 @@ pub(crate) fn block_contains(words: &[u64], hash: u128, blocks: u64, at: &InBloc
     let (h1, h2) = split(hash);
     let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
     block_test(line, h2, at)
-}
-
-/// Sets the bits of the key with this hash in plain `words`.
-#[inline(never)]
-pub(crate) fn block_insert(words: &mut [u64], hash: u128, blocks: u64, at: &InBlock) {
-    let (h1, h2) = split(hash);
-    let line = &mut words.as_chunks_mut::<8>().0[block_index(h1, blocks) as usize];
-    if at.step == 0 {
-        or_mask::<false>(line, h2, at);
-    } else {
-        or_mask::<true>(line, h2, at);
-    }
-}
-
-/// Sets the bits of a chunk of keys (blocks `blocks`, hashes `hashes`) in
-/// plain `words`; `SPLIT` matched once per chunk.
-#[inline(never)]
-pub(crate) fn block_set_chunk(words: &mut [u64], blocks: &[usize], hashes: &[u128], at: &InBlock) {
-    fn run<const SPLIT: bool>(words: &mut [u64], blocks: &[usize], hashes: &[u128], at: &InBlock) {
-        let (lines, _) = words.as_chunks_mut::<8>();
-        for (&b, &h) in blocks.iter().zip(hashes) {
-            or_mask::<SPLIT>(&mut lines[b], (h >> 64) as u64, at);
-        }
-    }
-    if at.step == 0 {
-        run::<false>(words, blocks, hashes, at);
-    } else {
-        run::<true>(words, blocks, hashes, at);
-    }
 }
 
 /// [`block_test`] for a chunk of keys, answers in `out`.
@@ -322,10 +278,8 @@ mod tests {
     }
 
     /// The probe's own functions (whether or not `Simd` runs them in this
-    /// build, and its split-block insert, which `Simd` leaves to the scalar
-    /// probe) against the addressing oracle: every k, both layouts, the
-    /// insert's bits exactly, the test on the key's own bits minus each
-    /// one and on random lines.
+    /// build) against the addressing oracle: every k, both layouts, on the
+    /// key's own bits, each of them cleared in turn, and random lines.
     #[test]
     fn wide_probe_equals_the_oracle() {
         let mut state = 3;
@@ -340,12 +294,6 @@ mod tests {
                         let p = position(lane_hash(h2, i), i, k, split);
                         mask[(p / 64) as usize] |= 1 << (p % 64);
                     }
-                    let mut words = [0u64; 8];
-                    block_insert(&mut words, hash, 1, &at);
-                    assert_eq!(words, mask, "k={k} split={split} insert");
-                    let mut chunk = [0u64; 8];
-                    block_set_chunk(&mut chunk, &[0], &[hash], &at);
-                    assert_eq!(chunk, mask, "k={k} split={split} chunk");
                     assert!(block_contains(&mask, hash, 1, &at), "k={k} split={split}");
                     for (w, &m) in mask.iter().enumerate() {
                         let mut bits = m;
