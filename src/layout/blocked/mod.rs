@@ -487,7 +487,7 @@ mod tests {
         probes.push((
             "wide probe".into(),
             Blocks {
-                simd: Simd::Wide,
+                simd: Simd::wide(),
                 ..wide
             },
         ));
