@@ -12,7 +12,8 @@
 //!   `prefetch-ahead-<d>` (d = 2, 4, 8 chunks ahead): the prefetch
 //!   distance sweep;
 //! * kernels at n = 1e6: `kernel-scalar`, `kernel-wide`, `kernel-avx2`
-//!   (blocked and classic layouts, so "SIMD saved" shows on both);
+//!   (blocked, split-block and classic layouts, so "SIMD saved" shows on
+//!   each);
 //! * `par` at n = 1e7: `par_contains_batch` on rayon pools of 1 and 2
 //!   threads, `PAR_BATCH` keys per iteration;
 //! * peers at n = 1e6, 1e7 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
@@ -140,6 +141,16 @@ pub fn register(c: &mut Criterion) {
         "auto",
         &auto,
     );
+    for kern in Kernel::available() {
+        bench_ops(
+            &mut g,
+            &mut split,
+            Layout::SplitBlock,
+            "n=1e6",
+            &format!("kernel-{}", kern.name()),
+            &|f: &mut BloomFilter| f.set_kernel(kern).expect("available"),
+        );
+    }
     drop(split);
     let mut classic = setup(Layout::Classic, 1_000_000);
     for kern in Kernel::available() {

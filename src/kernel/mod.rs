@@ -32,7 +32,10 @@
 //! * [`Kernel::Wide`]: keys in lanes with the portable `wide` crate
 //!   (`u32x8` for in-block positions, `u64x4` for flat indices). `wide`
 //!   picks its instructions at compile time: SSE2 in a default x86-64
-//!   build, AVX2 with `-C target-cpu=native` on an AVX2 machine.
+//!   build, AVX2 with `-C target-cpu=native` on an AVX2 machine. Its
+//!   blocked-layout test runs where that gives per-lane shifts and
+//!   shuffles (`wide::BLOCK_PROBE`); below AVX2, and for inserts, the
+//!   scalar probe does.
 //! * [`Kernel::Avx2`] (x86_64 only): the same lane algorithm written with
 //!   `core::arch` intrinsics in `#[target_feature(enable = "avx2")]`
 //!   functions, so that a default build still runs AVX2 where the CPU has
@@ -218,13 +221,23 @@ impl Kernel {
 
 /// The in-register probe of a filter, chosen once when the filter is built
 /// or loaded: AVX2 when the kernel in use is AVX2 (which implies the CPU
-/// has it: the token proves it), otherwise none and the layout's scalar
-/// probe runs. Which probe runs never changes an answer, so it is not part
-/// of a filter's identity: any two compare equal.
+/// has it: the token proves it), the portable `wide` test when it is
+/// [`Kernel::Wide`] (inserts stay scalar), otherwise none and the layout's
+/// scalar probe runs. The one dispatcher of the blocked layouts' vector
+/// probes: each method tests the token, then the flag, once per call (per
+/// chunk for the chunk forms). Which probe runs
+/// never changes an answer, so it is not part of a filter's identity: any
+/// two compare equal.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Simd {
+    /// The AVX2 probe, with the token that proves the CPU has it.
     #[cfg(target_arch = "x86_64")]
     avx2: Option<avx2::Avx2>,
+    /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
+    /// at compile time; inserts by the scalar probe. (A field beside the
+    /// token, not an enum with it: as an enum, the AVX2 batch calls
+    /// measured 6-10% slower, the same instructions per key.)
+    wide: bool,
 }
 
 impl PartialEq for Simd {
@@ -237,18 +250,22 @@ impl Eq for Simd {}
 
 impl Simd {
     /// The probe for `kernel`: AVX2 for [`Kernel::Avx2`] on a CPU with it,
-    /// none otherwise.
+    /// `wide`'s for [`Kernel::Wide`] where it is built with the lane
+    /// operations it needs ([`wide::BLOCK_PROBE`]), none otherwise.
     pub(crate) fn for_kernel(kernel: Kernel) -> Self {
-        #[cfg(target_arch = "x86_64")]
-        {
-            Self {
-                avx2: (kernel == Kernel::Avx2).then(avx2::Avx2::detect).flatten(),
-            }
+        Self {
+            #[cfg(target_arch = "x86_64")]
+            avx2: (kernel == Kernel::Avx2).then(avx2::Avx2::detect).flatten(),
+            wide: kernel == Kernel::Wide && wide::BLOCK_PROBE,
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = kernel;
-            Self {}
+    }
+
+    /// `wide`'s test, whatever the kernel and build (tests).
+    #[cfg(test)]
+    pub(crate) fn wide() -> Self {
+        Self {
+            wide: true,
+            ..Self::default()
         }
     }
 
@@ -266,12 +283,10 @@ impl Simd {
         if let Some(avx2) = self.avx2 {
             return Some(line.with_words(|words| avx2.block_test(words, h2, at)));
         }
-        let _ = (line, h2, at);
-        None
+        self.wide
+            .then(|| line.with_words(|words| wide::block_test(words, h2, &at)))
     }
-}
 
-impl Simd {
     /// Whether the key with this hash is possibly in a blocked-layout
     /// filter of `blocks` blocks in plain `words`, addressed and tested in
     /// one vector function; `None` when there is none (the caller runs the
@@ -288,12 +303,14 @@ impl Simd {
         if let Some(avx2) = self.avx2 {
             return Some(avx2.block_contains(words, hash, blocks, at));
         }
-        let _ = (words, hash, blocks, at);
-        None
+        self.wide
+            .then(|| wide::block_contains(words, hash, blocks, at))
     }
 
     /// [`block_contains`](Self::block_contains) for an insert into plain
     /// words; `false` when there is no vector probe (nothing was set).
+    /// `wide` has no insert: the scalar probe's ORs measured as fast or
+    /// faster (see `kernel/wide.rs`).
     #[inline(always)]
     pub(crate) fn block_insert(
         &self,
@@ -310,12 +327,11 @@ impl Simd {
         let _ = (words, hash, blocks, at);
         false
     }
-}
 
-impl Simd {
     /// Sets the bits of a chunk of blocked-layout keys in plain words by the
     /// vector probe; `false` when there is none (the caller sets them in
-    /// scalar code).
+    /// scalar code, also for `wide`: see
+    /// [`block_insert`](Self::block_insert)).
     #[inline(always)]
     pub(crate) fn block_set_chunk(
         &self,
@@ -350,8 +366,10 @@ impl Simd {
             avx2.block_test_chunk(words, blocks, hashes, at, out);
             return true;
         }
-        let _ = (words, blocks, hashes, at, out);
-        false
+        if self.wide {
+            wide::block_test_chunk(words, blocks, hashes, &at, out);
+        }
+        self.wide
     }
 }
 

@@ -1,0 +1,71 @@
+//! The cost of the blocked layouts' batch probe per key, for comparing the
+//! kernels' insert and query paths by time or by instruction count (under
+//! `valgrind --tool=callgrind`, where the run-to-run difference of two
+//! round counts is the probe's cost, independent of the machine's load).
+//!
+//! ```text
+//! cargo run --release --example blocked_probe_cost -- LAYOUT OP KERNEL [ROUNDS]
+//! ```
+//!
+//! LAYOUT: `blocked` or `split-block`; OP: `insert`, `contains_hit` or
+//! `contains_miss`; KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
+//! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
+//! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use lesshash::{BloomFilter, Kernel, Layout};
+
+const N: u64 = 1_000_000;
+const BATCH: usize = 4096;
+
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [layout, op, kernel, rest @ ..] = args.as_slice() else {
+        return Err("usage: blocked_probe_cost LAYOUT OP KERNEL [ROUNDS]".into());
+    };
+    let layout = match layout.as_str() {
+        "blocked" => Layout::Blocked,
+        "split-block" => Layout::SplitBlock,
+        other => return Err(format!("unknown layout {other}").into()),
+    };
+    let kernel = Kernel::from_name(kernel).ok_or("unknown kernel")?;
+    let rounds: usize = rest.first().map_or(Ok(1000), |r| r.parse())?;
+    let mut filter = BloomFilter::builder()
+        .layout(layout)
+        .expected_items(N)
+        .fpr(0.01)
+        .build()?;
+    let members: Vec<u64> = (0..N).map(|i| mix(i << 1)).collect();
+    filter.insert_batch(&members);
+    filter.set_kernel(kernel)?;
+    let misses: Vec<u64> = (0..1u64 << 20).map(|i| mix((i << 1) | 1)).collect();
+    let pool = if op == "contains_hit" {
+        &members[..]
+    } else {
+        &misses[..]
+    };
+    let mut out = vec![false; BATCH];
+    let start = Instant::now();
+    for r in 0..rounds {
+        let at = r * BATCH % (pool.len() - BATCH);
+        let keys = black_box(&pool[at..at + BATCH]);
+        match op.as_str() {
+            "insert" => filter.insert_batch(keys),
+            "contains_hit" | "contains_miss" => filter.contains_batch(keys, &mut out)?,
+            other => return Err(format!("unknown op {other}").into()),
+        }
+        black_box(&out);
+    }
+    let ns = start.elapsed().as_nanos() as f64 / (rounds * BATCH) as f64;
+    println!("{ns:.2} ns/key (k = {})", filter.num_hashes());
+    Ok(())
+}
