@@ -320,12 +320,28 @@ impl Progression {
     #[inline(always)]
     pub fn for_each(&self, hash: u128, k: u32, f: impl FnMut(u32, u64) -> bool) -> bool {
         let (x, b) = self.start_and_stride(hash);
+        self.lanes(x, b, k, f)
+    }
+
+    /// [`for_each`](Self::for_each) from starts `x` and strides `b` (from
+    /// [`start_and_stride`](Self::start_and_stride)), for one key or a
+    /// vector of keys ([`Lanes64`]; the SIMD kernels keep keys in lanes):
+    /// the chain and the `f(i)` table wherever that applies, else the
+    /// recurrence.
+    #[inline(always)]
+    pub(crate) fn lanes<V: Lanes64>(
+        &self,
+        x: V,
+        b: V,
+        k: u32,
+        f: impl FnMut(u32, V) -> bool,
+    ) -> bool {
         if self.uses_table(k) {
             return match self.scheme {
                 Scheme::EnhancedDoubleHashing(e) => {
-                    self.chain_and_table::<true>(x, b, k, e.table(), f)
+                    self.chain_and_table::<V, true>(x, b, k, e.table(), f)
                 }
-                _ => self.chain_and_table::<false>(x, b, k, &SQUARES, f),
+                _ => self.chain_and_table::<V, false>(x, b, k, &SQUARES, f),
             };
         }
         self.run(x, b, k, f)
@@ -369,31 +385,27 @@ impl Progression {
     /// as the shorter chain saves when keys follow each other. `f` is
     /// called in order of i.
     #[inline(always)]
-    fn chain_and_table<const ENHANCED: bool>(
+    fn chain_and_table<V: Lanes64, const ENHANCED: bool>(
         &self,
-        a: u64,
-        b: u64,
+        a: V,
+        b: V,
         k: u32,
         table: &[u64; MAX_TERMS as usize],
-        mut f: impl FnMut(u32, u64) -> bool,
+        mut f: impl FnMut(u32, V) -> bool,
     ) -> bool {
-        let r = self.range;
-        let add = |x: u64, y: u64| {
-            let s = x + y;
-            if s >= r { s - r } else { s }
-        };
+        let (r, r1) = (V::splat(self.range), V::splat(self.range - 1));
         let terms = &table[..(k as usize).min(table.len())];
         let mut x = a;
         for i in 0..k {
             let g = if ENHANCED {
-                add(x, terms[i as usize])
+                x.add_mod_small(V::splat(terms[i as usize]), r, r1)
             } else {
                 x
             };
             if !f(i, g) {
                 return false;
             }
-            x = add(x, b);
+            x = x.add_mod_small(b, r, r1);
         }
         true
     }
@@ -402,8 +414,8 @@ impl Progression {
     /// [`start_and_stride`](Self::start_and_stride)), for one key or for a
     /// vector of keys ([`Lanes64`]): calls `f(i, indices)` for i in 0..k,
     /// stopping early (returning `false`) when `f` does. The one place the
-    /// double, square and cube progressions are written; the scalar path
-    /// and every SIMD kernel run it.
+    /// square and cube recurrences are written: the fallback of
+    /// [`lanes`](Self::lanes) where the table does not apply.
     #[inline(always)]
     pub(crate) fn run<V: Lanes64>(
         &self,
@@ -495,8 +507,10 @@ mod tests {
             true
         };
         match scheme {
-            Scheme::EnhancedDoubleHashing(e) => p.chain_and_table::<true>(a, b, k, e.table(), push),
-            _ => p.chain_and_table::<false>(a, b, k, &SQUARES, push),
+            Scheme::EnhancedDoubleHashing(e) => {
+                p.chain_and_table::<u64, true>(a, b, k, e.table(), push)
+            }
+            _ => p.chain_and_table::<u64, false>(a, b, k, &SQUARES, push),
         };
         Some(out)
     }

@@ -132,6 +132,14 @@ fn flat_kernels_match_on_edges() {
             1000,
             1 << 20,
             (1 << 20) + 1,
+            // Either side of the 32-bit index lanes' bound (2^30), and
+            // ranges whose sums would overflow 31 or 32 bits.
+            (1 << 30) - 35,
+            (1 << 30) - 1,
+            1 << 30,
+            (1 << 30) + 1,
+            (1 << 31) - 1,
+            (1 << 32) + 15,
             MAX_BITS - 1,
             MAX_BITS,
         ] {

@@ -25,7 +25,8 @@
 use core::arch::x86_64::{
     __m256i, _mm_cvtsi32_si128, _mm256_add_epi32, _mm256_add_epi64, _mm256_and_si256,
     _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
-    _mm256_cmpgt_epi64, _mm256_mullo_epi32, _mm256_or_si256, _mm256_permutevar8x32_epi32,
+    _mm256_castsi256_si128, _mm256_cmpgt_epi32, _mm256_cmpgt_epi64, _mm256_cvtepu32_epi64,
+    _mm256_extracti128_si256, _mm256_mullo_epi32, _mm256_or_si256, _mm256_permutevar8x32_epi32,
     _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_setzero_si256,
     _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_srl_epi32, _mm256_srli_epi32, _mm256_sub_epi32,
     _mm256_sub_epi64, _mm256_testz_si256,
@@ -34,7 +35,7 @@ use core::arch::x86_64::{
 use super::scalar::{self, SALTS, store};
 use super::{BlockSpec, FlatSpec, Kernel};
 use crate::hash::split;
-use crate::lanes::{Lanes32, Lanes64};
+use crate::lanes::{Lanes32, Lanes64, NARROW_MAX_RANGE};
 use crate::layout::blocked::addressing::{InBlock, block_index};
 
 const LANES32: usize = 8;
@@ -358,15 +359,20 @@ fn block_positions_avx2(
     super::block_positions_in::<U32x8>(spec, hashes, blocks_out, positions_out);
 }
 
+/// The 32-bit lanes where the range allows, else 64-bit ones.
 #[target_feature(enable = "avx2")]
 fn flat_indices_avx2(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-    super::flat_indices_in::<U64x4>(spec, hashes, out);
+    if spec.progression.range() <= NARROW_MAX_RANGE {
+        super::flat_indices_in::<Narrow>(spec, hashes, out);
+    } else {
+        super::flat_indices_in::<U64x4>(spec, hashes, out);
+    }
 }
 
 // ------------------------------------------------------------ the lanes --
 //
 // SAFETY (every `unsafe` block below): the intrinsics need AVX2. Values of
-// `U32x8` and `U64x4` are made only inside `block_positions_avx2` and
+// `U32x8`, `U64x4` and `Narrow` are made only inside `block_positions_avx2` and
 // `flat_indices_avx2` (these types are private to this module and nothing
 // else here creates one), which run only after `Kernel::Avx2.is_available()`
 // said the CPU has AVX2; the methods are `inline(always)`, so their
@@ -438,15 +444,11 @@ impl Lanes64 for U64x4 {
     }
 
     #[inline(always)]
-    fn store(self, out: &mut [u64]) {
-        let a: [u64; LANES64] = bytemuck::cast(self.0);
-        store(out, &a);
-    }
-
-    #[inline(always)]
-    fn add(self, y: Self) -> Self {
+    fn store_offset(self, offset: u64, out: &mut [u64]) {
         // SAFETY: AVX2 is present; see "the lanes" above.
-        Self(unsafe { _mm256_add_epi64(self.0, y.0) })
+        let a: [u64; LANES64] =
+            bytemuck::cast(unsafe { _mm256_add_epi64(self.0, _mm256_set1_epi64x(offset as i64)) });
+        store(out, &a);
     }
 
     /// `s = x + y; s - (r if s > r - 1)`: the signed 64-bit compare is
@@ -457,6 +459,55 @@ impl Lanes64 for U64x4 {
         Self(unsafe {
             let s = _mm256_add_epi64(self.0, y.0);
             _mm256_sub_epi64(s, _mm256_and_si256(_mm256_cmpgt_epi64(s, r_minus_1.0), r.0))
+        })
+    }
+}
+
+/// Eight 32-bit index lanes in an AVX2 register (ranges up to
+/// [`NARROW_MAX_RANGE`]): twice the keys of [`U64x4`] per instruction.
+#[derive(Clone, Copy)]
+struct Narrow(__m256i);
+
+impl Lanes64 for Narrow {
+    const N: usize = LANES32;
+
+    #[inline(always)]
+    fn splat(v: u64) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe { _mm256_set1_epi32(v as i32) })
+    }
+
+    #[inline(always)]
+    fn load(values: &[u64]) -> Self {
+        let a: [u32; LANES32] = std::array::from_fn(|j| values.get(j).map_or(0, |&v| v as u32));
+        Self(bytemuck::cast(a))
+    }
+
+    /// Zero-extended to u64 (`vpmovzxdq` per half), plus the offset.
+    #[inline(always)]
+    fn store_offset(self, offset: u64, out: &mut [u64]) {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        let a: [u64; LANES32] = bytemuck::cast(unsafe {
+            let off = _mm256_set1_epi64x(offset as i64);
+            [
+                _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(self.0)), off),
+                _mm256_add_epi64(
+                    _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(self.0)),
+                    off,
+                ),
+            ]
+        });
+        store(out, &a);
+    }
+
+    /// Exact: both values are below `r <= 2^30`, so the sum is below 2^31
+    /// and the signed compare is the unsigned one.
+    #[inline(always)]
+    fn add_mod(self, y: Self, r: Self, r_minus_1: Self) -> Self {
+        // SAFETY: AVX2 is present; see "the lanes" above.
+        Self(unsafe {
+            let s = _mm256_add_epi32(self.0, y.0);
+            _mm256_sub_epi32(s, _mm256_and_si256(_mm256_cmpgt_epi32(s, r_minus_1.0), r.0))
         })
     }
 }

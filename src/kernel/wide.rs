@@ -19,11 +19,11 @@
 
 #![forbid(unsafe_code)]
 
-use wide::{u32x8, u64x4};
+use wide::{i32x8, u32x8, u64x4};
 
 use super::{BlockSpec, FlatSpec};
 use crate::hash::split;
-use crate::lanes::{Lanes32, Lanes64};
+use crate::lanes::{Lanes32, Lanes64, NARROW_MAX_RANGE};
 use crate::layout::blocked::addressing::{InBlock, block_index};
 use crate::salts::SALTS;
 
@@ -36,8 +36,14 @@ pub(crate) fn block_positions(
     super::block_positions_in::<u32x8>(spec, hashes, blocks_out, positions_out);
 }
 
+/// The 32-bit lanes where the range allows ([`NARROW_MAX_RANGE`]), else
+/// `u64x4`.
 pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-    super::flat_indices_in::<u64x4>(spec, hashes, out);
+    if spec.progression.range() <= NARROW_MAX_RANGE {
+        super::flat_indices_in::<Narrow>(spec, hashes, out);
+    } else {
+        super::flat_indices_in::<u64x4>(spec, hashes, out);
+    }
 }
 
 impl Lanes32 for u32x8 {
@@ -88,19 +94,51 @@ impl Lanes64 for u64x4 {
     }
 
     #[inline(always)]
-    fn store(self, out: &mut [u64]) {
-        super::scalar::store(out, &self.to_array());
-    }
-
-    #[inline(always)]
-    fn add(self, y: Self) -> Self {
-        self + y
+    fn store_offset(self, offset: u64, out: &mut [u64]) {
+        super::scalar::store(out, &(self + u64x4::splat(offset)).to_array());
     }
 
     #[inline(always)]
     fn add_mod(self, y: Self, r: Self, r_minus_1: Self) -> Self {
         let s = self + y;
         s - (s.simd_gt(r_minus_1) & r)
+    }
+}
+
+/// Eight 32-bit index lanes (ranges up to [`NARROW_MAX_RANGE`]): twice the
+/// keys of `u64x4` per step, and a compare SSE2 has (`pcmpgtd`; it has no
+/// 64-bit one, so `u64x4`'s is emulated there).
+#[derive(Clone, Copy)]
+pub(crate) struct Narrow(i32x8);
+
+impl Lanes64 for Narrow {
+    const N: usize = 8;
+
+    #[inline(always)]
+    fn splat(v: u64) -> Self {
+        Narrow(i32x8::splat(v as i32))
+    }
+
+    #[inline(always)]
+    fn load(values: &[u64]) -> Self {
+        Narrow(i32x8::from(std::array::from_fn::<i32, 8, _>(|j| {
+            values.get(j).map_or(0, |&v| v as i32)
+        })))
+    }
+
+    #[inline(always)]
+    fn store_offset(self, offset: u64, out: &mut [u64]) {
+        let lanes = self.0.to_array();
+        let wide: [u64; 8] = std::array::from_fn(|j| u64::from(lanes[j] as u32) + offset);
+        super::scalar::store(out, &wide);
+    }
+
+    /// Exact: both values are below `r <= 2^30`, so the sum is below 2^31
+    /// and the signed compare is the unsigned one.
+    #[inline(always)]
+    fn add_mod(self, y: Self, r: Self, r_minus_1: Self) -> Self {
+        let s = self.0 + y.0;
+        Narrow(s - (s.simd_gt(r_minus_1.0) & r.0))
     }
 }
 
