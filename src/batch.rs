@@ -71,7 +71,7 @@ impl Plan {
         }
         Some(match g.probe {
             Probe::Blocks(b) => Plan::Blocks(b),
-            Probe::Flat(f) => Plan::Flat(FlatSpec::of(&f)),
+            Probe::Flat(f) => Plan::Flat(f.kernel_spec()),
         })
     }
 }

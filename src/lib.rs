@@ -81,6 +81,7 @@ mod atomic;
 pub mod batch;
 mod bits;
 mod builder;
+mod cpu;
 mod filter;
 mod geometry;
 pub mod kernel;

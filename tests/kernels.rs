@@ -1,7 +1,8 @@
-//! Every index kernel is bit-identical to the scalar oracle: random and edge
-//! inputs (1 block, 2 blocks, non-power-of-two block counts, every k, batch
-//! lengths that are not multiples of the lane count, empty batches), and
-//! by proptest. Kernels not available on this CPU are skipped (CI runs the
+//! Every flat index kernel is bit-identical to the scalar oracle: random
+//! and edge inputs (ranges either side of the 32-bit lanes' bound, every
+//! k, batch lengths that are not multiples of the lane count, empty
+//! batches), and by proptest; blocked filters are bit-identical under every
+//! kernel. Kernels not available on this CPU are skipped (CI runs the
 //! suite on AVX2 machines, default and `target-cpu=native` builds).
 //!
 //! Filters run on `Kernel::auto()` unless told otherwise: what the
@@ -10,7 +11,7 @@
 mod common;
 
 use common::SplitMix64;
-use lesshash::kernel::{self, BlockSpec, FlatSpec, Kernel};
+use lesshash::kernel::{self, FlatSpec, Kernel};
 use lesshash::{Enhancement, Scheme, rates::MAX_BITS};
 use proptest::prelude::*;
 
@@ -45,21 +46,6 @@ fn kernels() -> Vec<Kernel> {
     Kernel::available()
 }
 
-fn check_block(spec: &BlockSpec, k: u32, hs: &[u128]) {
-    let n = hs.len();
-    let (mut b0, mut p0) = (vec![0u64; n], vec![0u32; n * k as usize]);
-    Kernel::Scalar
-        .block_positions(spec, hs, &mut b0, &mut p0)
-        .unwrap();
-    for kern in kernels() {
-        // Garbage in the outputs must be overwritten.
-        let (mut b, mut p) = (vec![u64::MAX; n], vec![u32::MAX; n * k as usize]);
-        kern.block_positions(spec, hs, &mut b, &mut p).unwrap();
-        assert_eq!(b, b0, "{kern:?} blocks {spec:?} n={n}");
-        assert_eq!(p, p0, "{kern:?} positions {spec:?} n={n}");
-    }
-}
-
 fn check_flat(spec: &FlatSpec, k: u32, hs: &[u128]) {
     let n = hs.len() * k as usize;
     let mut o0 = vec![0u64; n];
@@ -71,48 +57,45 @@ fn check_flat(spec: &FlatSpec, k: u32, hs: &[u128]) {
     }
 }
 
+/// The blocked layouts' probes (scalar, `wide`'s where the build runs it,
+/// AVX2) live with the layout and are differential-tested there against
+/// the addressing oracle; here, end to end: a blocked or split-block filter
+/// built under every kernel, by batch and by single inserts, holds the same
+/// bits as under the scalar kernel, and answers every query the same.
 #[test]
-fn scalar_block_kernel_is_the_per_key_oracle() {
-    // The batch oracle agrees with the per-key definition the single-key
-    // path uses (scalar::block_mask): the positions (probe-major) set
-    // exactly the mask's bits; split blocks have one bit per segment.
-    let hs = hashes(1, 300);
-    let n = hs.len();
-    for split in [false, true] {
-        for k in [1u32, 3, 8, 16, 64] {
-            let spec = BlockSpec::new(13, k, split).unwrap();
-            let (mut b, mut p) = (vec![0; n], vec![0u32; n * k as usize]);
-            Kernel::Scalar
-                .block_positions(&spec, &hs, &mut b, &mut p)
-                .unwrap();
-            for (j, (&h, &b)) in hs.iter().zip(&b).enumerate() {
-                let h2 = (h >> 64) as u64;
-                assert!(b < 13);
-                let mut mask = [0u64; 8];
-                for i in 0..k as usize {
-                    let pos = p[i * n + j];
-                    assert!(pos < 512);
-                    if split {
-                        let seg = 512 / k;
-                        assert_eq!(pos / seg, i as u32, "probe {i} outside its segment");
+fn blocked_filters_are_identical_under_every_kernel() {
+    use lesshash::{BloomFilter, Layout};
+    let keys: Vec<u64> = hashes(5, 400).iter().map(|&h| h as u64).collect();
+    let queries: Vec<u64> = hashes(6, 500).iter().map(|&h| (h >> 64) as u64).collect();
+    for layout in [Layout::Blocked, Layout::SplitBlock] {
+        for blocks in [1u64, 3, 1000] {
+            for k in (1..=17u32).chain([31, 32, 33, 64]) {
+                let build = |kern: Kernel| {
+                    let mut f = BloomFilter::builder()
+                        .layout(layout)
+                        .bits(blocks * 512)
+                        .hashes(k)
+                        .kernel(kern)
+                        .build()
+                        .unwrap();
+                    f.insert_batch(&keys[..300]);
+                    for key in &keys[300..] {
+                        f.insert(key);
                     }
-                    mask[(pos / 64) as usize] |= 1 << (pos % 64);
-                }
-                assert_eq!(mask, kernel::scalar::block_mask(h2, k, split));
-            }
-        }
-    }
-}
-
-#[test]
-fn block_kernels_match_on_edges() {
-    let hs = hashes(2, 257);
-    for split in [false, true] {
-        for blocks in [1u64, 2, 3, 7, 1000, 12_345, MAX_BITS / 512] {
-            for k in 1..=64u32 {
-                let spec = BlockSpec::new(blocks, k, split).unwrap();
-                for len in [0usize, 1, 7, 8, 9, 15, 16, 17, 33, 257] {
-                    check_block(&spec, k, &hs[..len]);
+                    f
+                };
+                let oracle = build(Kernel::Scalar);
+                let mut expect = vec![false; queries.len()];
+                oracle.contains_batch(&queries, &mut expect).unwrap();
+                for kern in kernels() {
+                    let f = build(kern);
+                    assert_eq!(f.to_bytes(), oracle.to_bytes(), "{kern:?} {layout:?} k={k}");
+                    let mut got = vec![false; queries.len()];
+                    f.contains_batch(&queries, &mut got).unwrap();
+                    assert_eq!(got, expect, "{kern:?} {layout:?} k={k} batch");
+                    for (q, e) in queries.iter().zip(&expect) {
+                        assert_eq!(f.contains(q), *e, "{kern:?} {layout:?} k={k} single");
+                    }
                 }
             }
         }
@@ -162,17 +145,8 @@ fn flat_kernels_match_on_edges() {
 
 #[test]
 fn bad_lengths_are_errors_naming_the_output() {
-    let spec = BlockSpec::new(4, 8, true).unwrap();
     let hs = hashes(4, 10);
     for kern in kernels() {
-        let e = kern
-            .block_positions(&spec, &hs, &mut [0; 9], &mut [0; 80])
-            .unwrap_err();
-        assert!(e.to_string().contains("`blocks_out`"), "{e}");
-        let e = kern
-            .block_positions(&spec, &hs, &mut [0; 10], &mut [0; 79])
-            .unwrap_err();
-        assert!(e.to_string().contains("`positions_out`"), "{e}");
         let flat = FlatSpec::new(Scheme::default(), 100, 0, 3).unwrap();
         let e = kern.flat_indices(&flat, &hs, &mut [0; 29]).unwrap_err();
         assert!(e.to_string().contains("`out`"), "{e}");
@@ -202,18 +176,6 @@ fn env_selection_is_honoured() {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
-
-    #[test]
-    fn block_kernels_match_random(
-        seed in any::<u64>(),
-        len in 0usize..70,
-        blocks in 1u64..5000,
-        k in 1u32..=64,
-        split in any::<bool>(),
-    ) {
-        let spec = BlockSpec::new(blocks, k, split).unwrap();
-        check_block(&spec, k, &hashes(seed, len));
-    }
 
     #[test]
     fn flat_kernels_match_random(

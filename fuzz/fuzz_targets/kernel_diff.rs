@@ -8,8 +8,9 @@
 //! chunkings chosen by the input (0, 1, odd remainders).
 //!
 //! The index kernels (`Kernel::Scalar`, the oracle; `Wide`; `Avx2` where
-//! the CPU has it) are compared directly (`Kernels`: flat indices and
-//! block positions over arbitrary hashes, geometries and batch lengths),
+//! the CPU has it) are compared directly (`Kernels`: flat indices over
+//! arbitrary hashes, geometries and batch lengths, and the blocked probes
+//! through filters built under each kernel),
 //! and the filter-level batch cases run once per available kernel
 //! (`BloomFilter::set_kernel`).
 
@@ -20,9 +21,9 @@ mod common;
 
 use arbitrary::Arbitrary;
 use lesshash::count_min::{next_prime, reference_columns};
-use lesshash::kernel::{BlockSpec, FlatSpec, Kernel};
+use lesshash::kernel::{FlatSpec, Kernel};
 use lesshash::scheme::{for_each_index, reference_index, start_and_stride};
-use lesshash::{CountMinScheme, CountMinSketch, hash_key};
+use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, hash_key};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -158,35 +159,61 @@ fn kernels(
     let k = u32::from(k % 70);
     let n = hashes.len();
     if blocked {
-        let spec = match BlockSpec::new(u64::from(blocks), k, split) {
-            Ok(s) => s,
+        // The blocked probes (scalar, `wide`'s, AVX2) end to end: the same
+        // filter bytes under every kernel, by single and batch inserts of
+        // the pre-hashed keys, and every key found by every query path.
+        let layout = if split {
+            Layout::SplitBlock
+        } else {
+            Layout::Blocked
+        };
+        let build = |kernel: Kernel| {
+            BloomFilter::builder()
+                .layout(layout)
+                .bits(u64::from(blocks % 4096 + 1) * 512)
+                .hashes(k)
+                .kernel(kernel)
+                .build()
+        };
+        let mut oracle = match build(Kernel::Scalar) {
+            Ok(f) => f,
             Err(e) => {
                 assert!(e.to_string().contains('`'), "{e}");
                 return;
             }
         };
-        let kk = k as usize;
-        let (mut b0, mut p0) = (vec![0u64; n], vec![0u32; n * kk]);
-        Kernel::Scalar
-            .block_positions(&spec, &hashes, &mut b0, &mut p0)
-            .unwrap();
-        assert!(b0.iter().all(|&b| b < u64::from(blocks)));
-        assert!(p0.iter().all(|&p| p < 512));
-        for kernel in Kernel::available() {
-            let (mut b, mut p) = (vec![u64::MAX; n], vec![u32::MAX; n * kk]);
-            kernel
-                .block_positions(&spec, &hashes, &mut b, &mut p)
-                .unwrap();
-            assert_eq!(b, b0, "{kernel:?} blocks differ from scalar");
-            assert_eq!(p, p0, "{kernel:?} positions differ from scalar");
-            let mut short = vec![0u32; (n * kk).saturating_sub(1)];
-            if n > 0 {
-                assert!(
-                    kernel
-                        .block_positions(&spec, &hashes, &mut b, &mut short)
-                        .is_err()
-                );
+        let (half, rest) = hashes.split_at(n / 2);
+        {
+            let mut p = oracle.prehashed_mut().unwrap();
+            for &h in half {
+                p.insert(h);
             }
+            p.insert_batch(rest);
+        }
+        for kernel in Kernel::available() {
+            let mut f = build(kernel).unwrap();
+            {
+                let mut p = f.prehashed_mut().unwrap();
+                p.insert_batch(half);
+                for &h in rest {
+                    p.insert(h);
+                }
+            }
+            assert!(
+                f == oracle,
+                "{kernel:?}: other bits than the scalar probe's"
+            );
+            let p = f.prehashed().unwrap();
+            let mut out = vec![false; n];
+            p.contains_batch(&hashes, &mut out).unwrap();
+            assert!(
+                out.iter().all(|&b| b),
+                "{kernel:?}: a false negative (batch)"
+            );
+            assert!(
+                hashes.iter().all(|&h| p.contains(h)),
+                "{kernel:?}: a false negative"
+            );
         }
     } else {
         let scheme = common::scheme(scheme);

@@ -1,40 +1,22 @@
-//! The portable SIMD kernel: keys in lanes, with the `wide` crate.
+//! The portable flat index kernel: keys in lanes, with the `wide` crate.
 //!
-//! The chunk loops and the index computations are the shared ones
-//! (`kernel::block_positions_in`, `kernel::flat_indices_in`); this module
-//! only says how `wide`'s vectors do each lane operation:
+//! The chunk loop and the index computation are the shared ones
+//! (`kernel::flat_indices_in` over `Progression::lanes`); this module only
+//! says how `wide`'s vectors do each lane operation: eight keys per
+//! `i32x8` where the range is at most 2^30 (`Narrow`: SSE2 has a 32-bit
+//! compare, `pcmpgtd`), four per `u64x4` above (the modular addition
+//! `s = x + y; s - (r if s > r - 1)`, exact because ranges are at most
+//! `MAX_BITS = 2^46`; SSE2 has no 64-bit compare, so `wide` emulates it).
 //!
-//! * blocked layouts: 8 keys per `u32x8` (one multiply, two shifts, one
-//!   multiply and one add per probe for 8 keys);
-//! * flat layouts: 4 keys per `u64x4`; the modular addition is `s = x + y;
-//!   s - (r if s > r - 1)`, exact because ranges are at most `MAX_BITS =
-//!   2^46` (no overflow, and the unsigned compare never wraps).
-//!
-//! `wide` compiles to SSE2 in a default x86-64 build and to AVX2 with `-C
-//! target-cpu=native`; see [`super::avx2`] for run-time AVX2.
-//!
-//! Below the kernels, the blocked layouts' test of one key (`block_test`,
-//! `block_contains`, `block_test_chunk`), which `kernel::Simd` runs for
-//! [`Kernel::Wide`](super::Kernel::Wide) where `BLOCK_PROBE` says it pays.
+//! `wide` compiles to SSE2 in a default x86-64 build, NEON on aarch64 and
+//! AVX2 with `-C target-cpu=native`; see [`super::avx2`] for run-time AVX2.
 
 #![forbid(unsafe_code)]
 
-use wide::{i32x8, u32x8, u64x4};
+use wide::{i32x8, u64x4};
 
-use super::{BlockSpec, FlatSpec};
-use crate::hash::split;
-use crate::lanes::{Lanes32, Lanes64, NARROW_MAX_RANGE};
-use crate::layout::blocked::addressing::{InBlock, block_index};
-use crate::salts::SALTS;
-
-pub(crate) fn block_positions(
-    spec: &BlockSpec,
-    hashes: &[u128],
-    blocks_out: &mut [u64],
-    positions_out: &mut [u32],
-) {
-    super::block_positions_in::<u32x8>(spec, hashes, blocks_out, positions_out);
-}
+use super::FlatSpec;
+use crate::lanes::{Lanes64, NARROW_MAX_RANGE};
 
 /// The 32-bit lanes where the range allows ([`NARROW_MAX_RANGE`]), else
 /// `u64x4`.
@@ -43,40 +25,6 @@ pub(crate) fn flat_indices(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
         super::flat_indices_in::<Narrow>(spec, hashes, out);
     } else {
         super::flat_indices_in::<u64x4>(spec, hashes, out);
-    }
-}
-
-impl Lanes32 for u32x8 {
-    const N: usize = 8;
-
-    #[inline(always)]
-    fn splat(v: u32) -> Self {
-        u32x8::splat(v)
-    }
-
-    #[inline(always)]
-    fn load(values: &[u32]) -> Self {
-        u32x8::from(<[u32; 8]>::try_from(&values[..8]).unwrap_or_default())
-    }
-
-    #[inline(always)]
-    fn store(self, out: &mut [u32]) {
-        super::scalar::store(out, &self.to_array());
-    }
-
-    #[inline(always)]
-    fn add(self, y: Self) -> Self {
-        self + y
-    }
-
-    #[inline(always)]
-    fn mul(self, y: Self) -> Self {
-        self * y
-    }
-
-    #[inline(always)]
-    fn shr16(self) -> Self {
-        self >> 16u32
     }
 }
 
@@ -139,217 +87,5 @@ impl Lanes64 for Narrow {
     fn add_mod(self, y: Self, r: Self, r_minus_1: Self) -> Self {
         let s = self.0 + y.0;
         Narrow(s - (s.simd_gt(r_minus_1.0) & r.0))
-    }
-}
-
-// ------------------------------------------------------- the block probe --
-//
-// The blocked layouts' test of one key on `wide`'s `u32x8`, written once
-// for every backend `wide` compiles to: the algorithm of `super::avx2`'s
-// (eight probes per vector, the block's sixteen 32-bit words looked up by
-// lane shuffles, each bit by a per-lane shift). Vectors are built from
-// arrays by value (`u32x8::new`, `to_array`, `bytemuck::cast`), so the
-// words' order is the oracle's on any target.
-//
-// There is no `wide` insert: the scalar probe's ORs, one per probe into
-// its word, measured as fast or faster (batch inserts at 1%, AVX-512
-// build). Positions eight at a time, then the same ORs: 1-3% slower
-// blocked (8.3-9.3 against 8.2-9.1 ns per key, though 107 against 124
-// instructions), 12% slower split-block (two dependent vector multiplies
-// ahead of the ORs); the AVX2 probe's mask built in registers: 15-18
-// against 11-13 ns blocked (a loaded run).
-
-/// Whether [`super::Simd`] runs this probe for [`super::Kernel::Wide`]:
-/// only where `wide` has per-lane multiplies, shifts and shuffles in
-/// hardware. Instructions per batch call at 1%, hash included (callgrind,
-/// `examples/blocked_probe_cost`; blocked k = 6, split-block k = 7), this
-/// probe against the scalar one:
-///
-/// | build | blocked query | split-block query |
-/// |---|---|---|
-/// | AVX2 (`-C target-cpu=haswell`) | 88 / 153 | 99 / 220 |
-/// | default x86-64 (SSE2) | 185 / 161 | 213 / 217 |
-///
-/// SSE2 has no 32-bit lane multiply, no per-lane shift and no shuffle by
-/// a vector of indices, so `wide` runs those one lane at a time there and
-/// the blocked query costs 15% more than scalar: the scalar probe runs
-/// instead. Measured only on x86_64: other targets keep the scalar probe
-/// until measured.
-pub(crate) const BLOCK_PROBE: bool = cfg!(target_feature = "avx2");
-
-/// Lanes 0..8 as a vector.
-const IOTA: u32x8 = u32x8::new([0, 1, 2, 3, 4, 5, 6, 7]);
-
-/// h2's low half in the even lanes, its high half in the odd ones: lane j
-/// is the input of probe `8g + j` of any group g.
-#[inline(always)]
-fn probe_inputs(h2: u64) -> u32x8 {
-    let (lo, hi) = (h2 as u32, (h2 >> 32) as u32);
-    u32x8::new([lo, hi, lo, hi, lo, hi, lo, hi])
-}
-
-/// The block's 8 u64 words as sixteen 32-bit words in two vectors, low
-/// half of each u64 first: bit p of the block is bit `p & 31` of 32-bit
-/// word `p >> 5`. A cast of the array on a little-endian target (written
-/// with shifts, LLVM built it from about 18 shuffles and shifts per key
-/// for AVX-512), shifts on a big-endian one.
-#[inline(always)]
-fn block_lanes(line: &[u64; 8]) -> [u32x8; 2] {
-    let [lo, hi]: [[u32; 8]; 2] = if cfg!(target_endian = "little") {
-        bytemuck::cast(*line)
-    } else {
-        let w: [u32; 16] = std::array::from_fn(|i| (line[i / 2] >> (32 * (i % 2))) as u32);
-        bytemuck::cast(w)
-    };
-    [u32x8::new(lo), u32x8::new(hi)]
-}
-
-/// The in-block positions of probes `8g .. 8g + 8` of a key whose
-/// [`probe_inputs`] are `x`: `layout::blocked::InBlock::bit` on eight
-/// lanes. `SPLIT` is whether the layout is split-block (`at.step != 0`), a
-/// parameter so that the blocked probe is one multiply and one shift.
-#[inline(always)]
-fn group_positions<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock) -> u32x8 {
-    let salts: [u32; 8] = SALTS[8 * g as usize..][..8].try_into().unwrap_or_default();
-    let y = x * u32x8::new(salts);
-    if !SPLIT {
-        return y >> 23u32;
-    }
-    let offset = if at.shift != 0 {
-        y >> at.shift
-    } else {
-        ((y >> 16u32) * u32x8::splat(at.seg)) >> 16u32
-    };
-    offset + (IOTA + u32x8::splat(8 * g)) * u32x8::splat(at.step)
-}
-
-/// The probe bits of group `g` that are clear in the block whose sixteen
-/// 32-bit words are `lo` and `hi`: each probe's word picked from both
-/// halves by a shuffle (index bit 3 chooses the half), its bit and-not
-/// that word.
-#[inline(always)]
-fn group_miss<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock, lo: u32x8, hi: u32x8) -> u32x8 {
-    let p = group_positions::<SPLIT>(x, g, at);
-    let word = p >> 5u32;
-    let index = word & u32x8::splat(7);
-    let in_lo = (word & u32x8::splat(8)).simd_eq(u32x8::splat(0));
-    let w = in_lo.select(lo.shuffle(index), hi.shuffle(index));
-    let bit = u32x8::splat(1) << (p & u32x8::splat(31));
-    bit & !w
-}
-
-/// Whether the k probe bits of a blocked-layout key (its h2) are all set
-/// in `line`: the probes eight at a time, only the last group's lanes past
-/// k masked off, no branch on the data.
-#[inline(always)]
-fn block_test_in<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
-    let [lo, hi] = block_lanes(line);
-    let x = probe_inputs(h2);
-    let last = if at.k <= 8 { 0 } else { at.k.div_ceil(8) - 1 };
-    let mut miss = u32x8::splat(0);
-    for g in 0..last {
-        miss |= group_miss::<SPLIT>(x, g, at, lo, hi);
-    }
-    let tail = group_miss::<SPLIT>(x, last, at, lo, hi);
-    miss |= tail & u32x8::new(bytemuck::cast(at.last_lanes));
-    miss.simd_eq(u32x8::splat(0)).all()
-}
-
-/// Whether the k probe bits of a blocked-layout key (its h2) are all set in
-/// `line` (the oracle's bits: differential tests in `layout::blocked`).
-#[inline(never)]
-pub(crate) fn block_test(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
-    if at.step == 0 {
-        block_test_in::<false>(line, h2, at)
-    } else {
-        block_test_in::<true>(line, h2, at)
-    }
-}
-
-/// Whether the key with this hash is possibly in a blocked-layout filter of
-/// `blocks` blocks in plain `words`.
-#[inline(never)]
-pub(crate) fn block_contains(words: &[u64], hash: u128, blocks: u64, at: &InBlock) -> bool {
-    let (h1, h2) = split(hash);
-    let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
-    block_test(line, h2, at)
-}
-
-/// [`block_test`] for a chunk of keys, answers in `out`.
-#[inline(never)]
-pub(crate) fn block_test_chunk(
-    words: &[u64],
-    blocks: &[usize],
-    hashes: &[u128],
-    at: &InBlock,
-    out: &mut [bool],
-) {
-    fn run<const SPLIT: bool>(
-        words: &[u64],
-        blocks: &[usize],
-        hashes: &[u128],
-        at: &InBlock,
-        out: &mut [bool],
-    ) {
-        let (lines, _) = words.as_chunks::<8>();
-        for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-            *o = block_test_in::<SPLIT>(&lines[b], (h >> 64) as u64, at);
-        }
-    }
-    if at.step == 0 {
-        run::<false>(words, blocks, hashes, at, out);
-    } else {
-        run::<true>(words, blocks, hashes, at, out);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::layout::blocked::addressing::{lane_hash, position};
-
-    fn next(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// The probe's own functions (whether or not `Simd` runs them in this
-    /// build) against the addressing oracle: every k, both layouts, on the
-    /// key's own bits, each of them cleared in turn, and random lines.
-    #[test]
-    fn wide_probe_equals_the_oracle() {
-        let mut state = 3;
-        for split in [false, true] {
-            for k in 1..=64 {
-                let at = InBlock::new(k, split);
-                for _ in 0..100 {
-                    let hash = u128::from(next(&mut state)) << 64;
-                    let h2 = (hash >> 64) as u64;
-                    let mut mask = [0u64; 8];
-                    for i in 0..k {
-                        let p = position(lane_hash(h2, i), i, k, split);
-                        mask[(p / 64) as usize] |= 1 << (p % 64);
-                    }
-                    assert!(block_contains(&mask, hash, 1, &at), "k={k} split={split}");
-                    for (w, &m) in mask.iter().enumerate() {
-                        let mut bits = m;
-                        while bits != 0 {
-                            let mut line = [u64::MAX; 8];
-                            line[w] &= !(bits & bits.wrapping_neg());
-                            assert!(!block_test(&line, h2, &at), "k={k} split={split}");
-                            bits &= bits - 1;
-                        }
-                    }
-                    let line: [u64; 8] =
-                        std::array::from_fn(|_| next(&mut state) | next(&mut state));
-                    let expect = (0..8).all(|w| mask[w] & !line[w] == 0);
-                    let mut out = [!expect];
-                    block_test_chunk(&line, &[0], &[hash], &at, &mut out);
-                    assert_eq!(out[0], expect, "k={k} split={split}");
-                }
-            }
-        }
     }
 }

@@ -22,6 +22,7 @@
 
 use crate::bits::{Words, WordsMut};
 use crate::hash::independent_hash;
+use crate::kernel::FlatSpec;
 use crate::scheme::{Progression, Scheme, reduce};
 
 /// The addressing of a flat layout.
@@ -42,19 +43,9 @@ impl Flat {
         }
     }
 
-    /// The scheme's progression (for the kernels).
-    pub(crate) fn progression(&self) -> &Progression {
-        &self.progression
-    }
-
-    /// The offset between consecutive probes' ranges.
-    pub(crate) fn stride(&self) -> u64 {
-        self.stride
-    }
-
-    /// Probes per key.
-    pub(crate) fn k(&self) -> u32 {
-        self.k
+    /// What the batch index kernel needs of this layout.
+    pub(crate) fn kernel_spec(&self) -> FlatSpec {
+        FlatSpec::from_parts(self.progression, self.stride, self.k)
     }
 
     /// Whether bit `index` is set: the flat layouts' one bit test.

@@ -1,12 +1,11 @@
-//! The blocked layouts' addressing as pure functions: which block a key's
-//! h1 selects and which bit of it each probe's 32-bit value lands on. A
-//! leaf (it imports only the salts and the lane trait), so the index
-//! kernels compute the same positions without importing the layout that
-//! uses them (`layout::blocked` imports the kernels for its vector probe).
+//! The blocked layouts' addressing as pure functions, the oracle of every
+//! probe: which block a key's h1 selects and which bit of it each probe's
+//! 32-bit value lands on. A leaf (it imports only the salts): the
+//! layout's scalar, `wide` and AVX2 probes (`super`, `super::wide`,
+//! `super::avx2`) share this one definition.
 
 #![forbid(unsafe_code)]
 
-use crate::lanes::Lanes32;
 use crate::salts::SALTS;
 
 /// Bits per block.
@@ -108,12 +107,11 @@ impl InBlock {
     }
 }
 
-/// [`position`] for one key or a vector of keys ([`Lanes32`]): `base +
-/// ((x >> 16) * seg >> 16)`, the one place the scaling is written (the
-/// SIMD kernels run it on 8 keys).
+/// [`position`]'s scaling: `base + ((x >> 16) * seg >> 16)`, the top 16
+/// bits of `x` scaled to `[0, seg)`.
 #[inline(always)]
-pub(crate) fn position_in<V: Lanes32>(x: V, seg: u32, base: u32) -> V {
-    x.shr16().mul(V::splat(seg)).shr16().add(V::splat(base))
+pub(crate) fn position_in(x: u32, seg: u32, base: u32) -> u32 {
+    (((x >> 16) * seg) >> 16) + base
 }
 
 #[cfg(test)]
@@ -143,5 +141,66 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn split_positions_stay_in_their_segment() {
+        for k in 1u32..=64 {
+            let seg = 512 / k;
+            for x in [0u32, 1, u32::MAX, 0x8000_0000, 0x1234_5678] {
+                for i in 0..k {
+                    let p = position(x, i, k, true);
+                    assert!((i * seg..(i + 1) * seg).contains(&p), "k={k} i={i} p={p}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn split_mask_has_one_bit_per_segment() {
+        let mut h = 0x0123_4567_89ab_cdefu64;
+        for k in 1u32..=64 {
+            for _ in 0..100 {
+                h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
+                let mut mask = [0u64; 8];
+                for i in 0..k {
+                    let p = position(lane_hash(h, i), i, k, true);
+                    mask[(p / 64) as usize] |= 1 << (p % 64);
+                }
+                let ones: u32 = mask.iter().map(|w| w.count_ones()).sum();
+                assert_eq!(ones, k);
+            }
+        }
+    }
+
+    #[test]
+    fn power_of_two_segments_take_the_top_bits() {
+        for k in [1u32, 2, 4, 8, 16, 32, 64] {
+            let seg_log = 9 - k.trailing_zeros();
+            for x in [
+                0u32,
+                1,
+                0xffff,
+                0x1_0000,
+                u32::MAX,
+                0x8000_0000,
+                0x1234_5678,
+            ] {
+                for i in 0..k {
+                    assert_eq!(
+                        position(x, i, k, true),
+                        (i << seg_log) + (x >> (32 - seg_log))
+                    );
+                }
+                assert_eq!(position(x, 0, k, false), x >> 23);
+            }
+        }
+    }
+
+    #[test]
+    fn block_index_covers_the_range() {
+        assert_eq!(block_index(u64::MAX, 7), 6);
+        assert_eq!(block_index(0, 7), 0);
+        assert_eq!(block_index(u64::MAX, 1 << 40), (1 << 40) - 1);
     }
 }

@@ -29,16 +29,24 @@
 //!   ([`estimated_len`]: B probed bits, S bits per probe's choice, q probes
 //!   per key into them).
 
-#![forbid(unsafe_code)]
+// `forbid` would extend to `avx2`, the one submodule with `unsafe` (its
+// intrinsics and the calls into its `target_feature` functions).
+#![deny(unsafe_code)]
 
 pub(crate) mod addressing;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod probe;
+mod wide;
+
+pub(crate) use probe::VectorProbe;
 
 pub(crate) use addressing::{BLOCK_BITS, InBlock, block_index, lane_hash, lane_input, position};
 
 use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
-use crate::kernel::{Kernel, Simd};
+use crate::kernel::Kernel;
 use crate::rates::{
     MAX_HASHES, blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr,
 };
@@ -55,7 +63,7 @@ pub(crate) struct Blocks {
     /// Where each probe lands inside the block.
     at: InBlock,
     /// The vector probe, if the kernel in use has one.
-    simd: Simd,
+    simd: VectorProbe,
 }
 
 impl Blocks {
@@ -65,14 +73,14 @@ impl Blocks {
         Self {
             blocks: blocks.max(1),
             at: InBlock::new(k, split),
-            simd: Simd::for_kernel(kernel),
+            simd: VectorProbe::for_kernel(kernel),
         }
     }
 
     /// The same probe, with the vector probe of `kernel`.
     pub(crate) fn with_kernel(self, kernel: Kernel) -> Self {
         Self {
-            simd: Simd::for_kernel(kernel),
+            simd: VectorProbe::for_kernel(kernel),
             ..self
         }
     }
@@ -477,7 +485,7 @@ mod tests {
 
     /// Every vector probe to check against the scalar one, named: each
     /// available kernel's, and `wide`'s even where the kernel does not
-    /// choose it (`kernel::wide::BLOCK_PROBE`).
+    /// choose it (`wide::BLOCK_PROBE`).
     fn probes(blocks: u64, k: u32, split: bool) -> Vec<(String, Blocks)> {
         let mut probes: Vec<(String, Blocks)> = Kernel::available()
             .into_iter()
@@ -487,7 +495,7 @@ mod tests {
         probes.push((
             "wide probe".into(),
             Blocks {
-                simd: Simd::wide(),
+                simd: VectorProbe::wide(),
                 ..wide
             },
         ));

@@ -1,0 +1,168 @@
+//! Which vector code probes a blocked filter: [`VectorProbe`], the one
+//! dispatcher of the blocked layouts' probes, chosen once per filter from
+//! its [`Kernel`] and stored in its geometry (`Blocks`).
+
+// The dispatch itself has no `unsafe`; the AVX2 probe's lives in `avx2`.
+#![forbid(unsafe_code)]
+
+use super::addressing::InBlock;
+#[cfg(target_arch = "x86_64")]
+use super::avx2;
+use super::wide;
+use crate::Kernel;
+
+/// The in-register probe of a filter, chosen once when the filter is built
+/// or loaded: AVX2 when the kernel in use is AVX2 (which implies the CPU
+/// has it: the token proves it), the portable `wide` test when it is
+/// [`Kernel::Wide`] (inserts stay scalar), otherwise none and the layout's
+/// scalar probe runs. The one dispatcher of the blocked layouts' vector
+/// probes: each method tests the token, then the flag, once per call (per
+/// chunk for the chunk forms). Which probe runs
+/// never changes an answer, so it is not part of a filter's identity: any
+/// two compare equal.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct VectorProbe {
+    /// The AVX2 probe, with the token that proves the CPU has it.
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<avx2::Avx2Probe>,
+    /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
+    /// at compile time; inserts by the scalar probe. (A field beside the
+    /// token, not an enum with it: as an enum, the AVX2 batch calls
+    /// measured 6-10% slower, the same instructions per key.)
+    wide: bool,
+}
+
+impl PartialEq for VectorProbe {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for VectorProbe {}
+
+impl VectorProbe {
+    /// The probe for `kernel`: AVX2 for [`Kernel::Avx2`] on a CPU with it,
+    /// `wide`'s for [`Kernel::Wide`] where it is built with the lane
+    /// operations it needs ([`wide::BLOCK_PROBE`]), none otherwise.
+    pub(crate) fn for_kernel(kernel: Kernel) -> Self {
+        Self {
+            #[cfg(target_arch = "x86_64")]
+            avx2: (kernel == Kernel::Avx2)
+                .then(avx2::Avx2Probe::detect)
+                .flatten(),
+            wide: kernel == Kernel::Wide && wide::BLOCK_PROBE,
+        }
+    }
+
+    /// `wide`'s test, whatever the kernel and build (tests).
+    #[cfg(test)]
+    pub(crate) fn wide() -> Self {
+        Self {
+            wide: true,
+            ..Self::default()
+        }
+    }
+
+    /// The blocked-layout test of a key's h2 in `line` by the vector
+    /// probe, or `None` when there is none (the caller runs the scalar
+    /// one).
+    #[inline(always)]
+    pub(crate) fn block_test(
+        &self,
+        line: &impl crate::bits::Line,
+        h2: u64,
+        at: InBlock,
+    ) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            return Some(line.with_words(|words| avx2.block_test(words, h2, at)));
+        }
+        self.wide
+            .then(|| line.with_words(|words| wide::block_test(words, h2, &at)))
+    }
+
+    /// Whether the key with this hash is possibly in a blocked-layout
+    /// filter of `blocks` blocks in plain `words`, addressed and tested in
+    /// one vector function; `None` when there is none (the caller runs the
+    /// scalar probe).
+    #[inline(always)]
+    pub(crate) fn block_contains(
+        &self,
+        words: &[u64],
+        hash: u128,
+        blocks: u64,
+        at: &InBlock,
+    ) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            return Some(avx2.block_contains(words, hash, blocks, at));
+        }
+        self.wide
+            .then(|| wide::block_contains(words, hash, blocks, at))
+    }
+
+    /// [`block_contains`](Self::block_contains) for an insert into plain
+    /// words; `false` when there is no vector probe (nothing was set).
+    /// `wide` has no insert: the scalar probe's ORs measured as fast or
+    /// faster (see `kernel/wide.rs`).
+    #[inline(always)]
+    pub(crate) fn block_insert(
+        &self,
+        words: &mut [u64],
+        hash: u128,
+        blocks: u64,
+        at: &InBlock,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_insert(words, hash, blocks, at);
+            return true;
+        }
+        let _ = (words, hash, blocks, at);
+        false
+    }
+
+    /// Sets the bits of a chunk of blocked-layout keys in plain words by the
+    /// vector probe; `false` when there is none (the caller sets them in
+    /// scalar code, also for `wide`: see
+    /// [`block_insert`](Self::block_insert)).
+    #[inline(always)]
+    pub(crate) fn block_set_chunk(
+        &self,
+        words: &mut [u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        at: InBlock,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_set_chunk(words, blocks, hashes, at);
+            return true;
+        }
+        let _ = (words, blocks, hashes, at);
+        false
+    }
+
+    /// The blocked-layout test of a chunk of keys (blocks `blocks`, hashes
+    /// `hashes`) against plain words, answers in `out`, by the vector
+    /// probe; `false` when there is none (the caller runs the scalar one).
+    #[inline(always)]
+    pub(crate) fn block_test_chunk(
+        &self,
+        words: &[u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        at: InBlock,
+        out: &mut [bool],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_test_chunk(words, blocks, hashes, at, out);
+            return true;
+        }
+        if self.wide {
+            wide::block_test_chunk(words, blocks, hashes, &at, out);
+        }
+        self.wide
+    }
+}
