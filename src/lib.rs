@@ -97,6 +97,8 @@ mod primes;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
+#[cfg(test)]
+mod test_support;
 mod view;
 
 #[cfg(target_has_atomic = "64")]

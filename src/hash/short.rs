@@ -414,12 +414,7 @@ mod tests {
     use super::*;
     use xxhash_rust::xxh3::xxh3_128_with_seed;
 
-    fn next(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::test_support::next;
 
     /// The scalar formulas equal `xxhash-rust` for every length up to 40
     /// (past 16 they defer to it), on edge and random seeds and bytes.

@@ -476,12 +476,7 @@ pub(crate) fn estimated_len(split: bool, words: &[u64], blocks: u64, k: u32) -> 
 mod tests {
     use super::*;
 
-    fn next(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::test_support::next;
 
     /// Every vector probe to check against the scalar one, named: each
     /// available kernel's, and `wide`'s even where the kernel does not

@@ -173,12 +173,7 @@ mod tests {
     use super::*;
     use crate::layout::blocked::addressing::{lane_hash, position};
 
-    fn next(state: &mut u64) -> u64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let z = (*state ^ (*state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        let z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    use crate::test_support::next;
 
     /// The probe's own functions (whether or not `Simd` runs them in this
     /// build) against the addressing oracle: every k, both layouts, on the
