@@ -1,12 +1,15 @@
-//! Batch inserts and queries: hash a chunk of keys, compute their probes
-//! with the index kernel ([`crate::kernel`]), prefetch, then probe.
+//! Batch inserts and queries: hash a chunk of keys, find their lines,
+//! prefetch, then probe.
 //!
 //! # The pipeline
 //!
 //! Keys go through in chunks of [`CHUNK`] = 32. For each chunk the batch
-//! path (1) hashes the keys (one XXH3-128 each), (2) runs the index kernel
-//! over the 32 hashes (the filter's kernel): blocks and in-block masks for the blocked layouts,
-//! k bit indices per key for the flat ones, and (3) tests or sets the bits.
+//! path (1) hashes the keys (the batched XXH3-128 of `hash::short`: one
+//! per key, the seed's constants once per batch), (2) derives where they
+//! go: the block of each key for the blocked layouts, the k bit indices of
+//! each key from the flat index kernel ([`crate::kernel`], the filter's
+//! kernel) for the flat ones, and (3) tests or sets the bits (the blocked
+//! layouts by their vector probe over the chunk's lines).
 //!
 //! With prefetching on, steps (1)-(2) of chunk c + d run before step (3) of
 //! chunk c, and every cache line that chunk c + d will touch is prefetched
