@@ -20,7 +20,7 @@
 //! (the streaming `Xxh3` state costs 12-48 ns per small key: its setup and
 //! finalisation dominate short inputs). A batch ([`hash_batch`], and every
 //! batch path of the filters and the sketch) hashes keys of at most 16
-//! bytes (integers, fixed-width ids) by [`short`]: XXH3-128's closed
+//! bytes (integers, fixed-width ids) by `short`: XXH3-128's closed
 //! short-input formulas, the seed's constants computed once per batch
 //! instead of once per key, no length dispatch where the key type has one
 //! width. Bit for bit the same value.
@@ -31,7 +31,7 @@
 //! ten of them multiplies, and measured 2.0 ns per u64 key against 1.1 ns
 //! for the scalar formulas (`mulx`/`imul` on one key; `hash` bench group,
 //! docs/benchmarks.md). `wide`'s 64-bit multiplies are per-lane scalar code
-//! on SSE2 and NEON. The formulas stay written over [`short::HashLanes`], so
+//! on SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
 //! a backend with a real 64-bit vector multiply is one trait impl.
 
 #![forbid(unsafe_code)]
