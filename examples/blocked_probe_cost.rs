@@ -7,7 +7,8 @@
 //! cargo run --release --example blocked_probe_cost -- LAYOUT OP KERNEL [ROUNDS]
 //! ```
 //!
-//! LAYOUT: `blocked` or `split-block`; OP: `insert`, `contains_hit` or
+//! LAYOUT: `blocked`, `split-block` or `classic` (the flat index kernel's
+//! batch path, for comparison); OP: `insert`, `contains_hit` or
 //! `contains_miss`; KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
 //! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
 //! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
@@ -35,6 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let layout = match layout.as_str() {
         "blocked" => Layout::Blocked,
         "split-block" => Layout::SplitBlock,
+        "classic" => Layout::Classic,
         other => return Err(format!("unknown layout {other}").into()),
     };
     let kernel = Kernel::from_name(kernel).ok_or("unknown kernel")?;
