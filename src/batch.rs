@@ -268,7 +268,7 @@ pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut
     let secrets = Secrets::new(seed);
     move |start, out| {
         let len = out.len();
-        hash_into::<u64, K>(&keys[start..start + len], &secrets, out);
+        hash_into(&keys[start..start + len], &secrets, out);
     }
 }
 

@@ -1,7 +1,8 @@
 //! `hash::hash_batch` (the batched XXH3-128 of every batch path) equals
-//! `xxhash-rust`'s `xxh3_128_with_seed` of each key, for every key type, every length 0 to 256, uniform batches
-//! (the lanes path) and mixed ones (the per-key fallback), and any batch
-//! length (the tail that does not fill a vector).
+//! `xxhash-rust`'s `xxh3_128_with_seed` of each key, for every key type,
+//! every length 0 to 256 (the closed formulas up to 16 bytes, `xxhash-rust`
+//! past them), batches of one length and of mixed lengths, and any batch
+//! length.
 
 use lesshash::hash::hash_batch;
 use lesshash::hash_key;
@@ -124,7 +125,7 @@ proptest! {
         seed in any::<u64>(),
     ) {
         check(&keys, seed, "random");
-        // The same keys cut to one length: the lanes path.
+        // The same keys cut to one length.
         let cut: Vec<Vec<u8>> = keys.iter().map(|k| {
             let mut k = k.clone();
             k.resize(len, 0xa5);

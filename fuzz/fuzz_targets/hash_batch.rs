@@ -1,8 +1,8 @@
 //! The batched XXH3-128 (`hash_batch`, which every batch path runs)
 //! against `xxhash-rust`'s one-shot `xxh3_128_with_seed`, bit for bit: keys
-//! of any length (the short-input formulas up to 16 bytes, the per-key
-//! fallback past it), batches of one length (the lanes path) and of mixed
-//! lengths and classes, any seed, and fixed-width integer keys.
+//! of any length (the short-input formulas up to 16 bytes, `xxhash-rust`
+//! past them), batches of one length and of mixed lengths and classes, any
+//! seed, and fixed-width integer keys.
 
 #![no_main]
 

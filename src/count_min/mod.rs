@@ -370,7 +370,7 @@ impl Indexer {
         for (n, chunk) in items.chunks(CHUNK).enumerate() {
             let len = chunk.len();
             for (c, s) in secrets.iter().enumerate() {
-                hash_into_by::<u64, T, K>(chunk, &key_of, s, &mut column[..len]);
+                hash_into_by(chunk, &key_of, s, &mut column[..len]);
                 for (j, &h) in column[..len].iter().enumerate() {
                     hashes[j * copies + c] = h;
                 }

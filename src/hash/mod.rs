@@ -236,16 +236,16 @@ pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
 
 /// XXH3-128 of each of `keys` under `seed` into `out`: the same values as
 /// [`hash_key`] of each key (what the pre-hashed calls take), computed with
-/// the seed's constants once for the batch, several keys of one length
-/// class at a time where the keys are at most 16 bytes long (every batch of
-/// integers or fixed-width ids).
+/// the seed's constants once for the batch and, for keys of at most 16
+/// bytes, XXH3's closed formulas (no length dispatch for a fixed-width key
+/// type).
 ///
 /// # Errors
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming `out`
 /// unless it has the length of `keys`.
 pub fn hash_batch<K: Key>(keys: &[K], seed: u64, out: &mut [u128]) -> Result<(), crate::Error> {
     crate::Error::check_len("out", keys.len(), out.len())?;
-    short::hash_into::<u64, K>(keys, &Secrets::new(seed), out);
+    short::hash_into(keys, &Secrets::new(seed), out);
     Ok(())
 }
 

@@ -1,11 +1,14 @@
-//! XXH3-128 of short inputs (0 to 16 bytes), several keys at once.
+//! XXH3-128 of short inputs (0 to 16 bytes) by closed formulas, the seed's
+//! constants once per batch.
 //!
 //! Integer keys, and most ids, are at most 16 bytes long. For those XXH3-128
 //! is three closed formulas, one per length class (1-3, 4-8, 9-16 bytes),
 //! of a few 64-bit multiplies, xors and shifts, with no loop. This module
 //! writes each formula once over [`HashLanes`], a handful of lane
 //! operations on 64-bit values, implemented by `u64` (one key at a time;
-//! why no vector backend: the [module above](super)). The seed's part of each formula (the "bitflips": secret words
+//! why no vector backend: the [module above](super); a backend with a
+//! 64-bit vector multiply would add an impl and a loop grouping keys of
+//! one length class). The seed's part of each formula (the "bitflips": secret words
 //! xored and offset by the seed) is computed once per batch ([`Secrets`]),
 //! not once per key as a one-shot call does.
 //!
@@ -24,15 +27,8 @@ use super::Key;
 
 /// The lane operations the short-input formulas need (64-bit lanes).
 pub(crate) trait HashLanes: Copy {
-    /// Keys per value (at most [`MAX_LANES`]).
-    const N: usize;
     /// Every lane `v`.
     fn splat(v: u64) -> Self;
-    /// Lanes from the first [`N`](Self::N) values.
-    fn load(values: &[u64; MAX_LANES]) -> Self;
-    /// The 128-bit hashes whose low halves are `lo` and high halves `hi`,
-    /// lane j into `out[j]` (`out` holds [`N`](Self::N)).
-    fn store_hashes(lo: Self, hi: Self, out: &mut [u128]);
     /// Lane-wise xor.
     fn xor(self, y: Self) -> Self;
     /// Lane-wise wrapping addition.
@@ -50,9 +46,6 @@ pub(crate) trait HashLanes: Copy {
     /// Lane-wise byte reversal.
     fn swap_bytes(self) -> Self;
 }
-
-/// The most lanes any backend has.
-pub(crate) const MAX_LANES: usize = 4;
 
 const PRIME32_2: u64 = 0x85EB_CA77;
 const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
@@ -173,18 +166,6 @@ pub(crate) fn short_input(bytes: &[u8]) -> (Class, [u64; 3]) {
     }
 }
 
-/// The length's term in the formula of its class: (class, term) with term
-/// the 4-8-byte multiplier or the 9-16-byte addend ([`short_input`]'s
-/// second or third word).
-#[inline(always)]
-fn short_input_len_terms(len: usize) -> (Class, u64) {
-    match len {
-        4..=8 => (Class::Mid, PRIME64_1.wrapping_add((len as u64) << 2)),
-        9..=16 => (Class::Wide, (len as u64 - 1) << 54),
-        _ => (Class::Long, 0),
-    }
-}
-
 #[inline(always)]
 fn read32(bytes: &[u8], at: usize) -> u32 {
     let mut w = [0; 4];
@@ -271,76 +252,19 @@ pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
     u128::from(lo) | u128::from(hi) << 64
 }
 
-/// XXH3-128 of `keys` into `out` (the same length), [`HashLanes::N`] keys
-/// at a time with `V` wherever the keys of a group share a length class of
-/// at most 16 bytes (every group of fixed-width keys: the class checks fold
-/// away), one at a time otherwise.
+/// XXH3-128 of `keys` into `out` (the same length) under the seed of `s`,
+/// one key at a time by [`hash_one`]: for a fixed-width key type the length
+/// dispatch folds away, and the seed's constants are the batch's.
 #[inline(always)]
-pub(crate) fn hash_into<V: HashLanes, K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
-    hash_into_by::<V, K, K>(keys, |k| k, s, out);
+pub(crate) fn hash_into<K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
+    hash_into_by(keys, |k| k, s, out);
 }
 
 /// [`hash_into`] of the key `key_of` gives for each item.
 #[inline(always)]
-pub(crate) fn hash_into_by<V: HashLanes, T, K: Key + ?Sized>(
+pub(crate) fn hash_into_by<T, K: Key + ?Sized>(
     items: &[T],
     key_of: impl Fn(&T) -> &K,
-    s: &Secrets,
-    out: &mut [u128],
-) {
-    if V::N == 1 {
-        // One key per step: no grouping to do (and the class checks and
-        // lane arrays would be dead weight around the formula).
-        return one_at_a_time(items, &key_of, s, out);
-    }
-    let mut groups = items.chunks_exact(V::N);
-    let mut outs = out.chunks_exact_mut(V::N);
-    for (group, o) in (&mut groups).zip(&mut outs) {
-        let mut words = [[0u64; MAX_LANES]; 3];
-        let mut first = None;
-        let (mut same, mut same_len) = (true, true);
-        for (j, item) in group.iter().enumerate() {
-            let (class, len, w) = key_of(item).with_bytes(|b| {
-                let (class, w) = short_input(b);
-                (class, b.len(), w)
-            });
-            let (c0, l0) = *first.get_or_insert((class, len));
-            same &= c0 == class;
-            same_len &= l0 == len;
-            for (lane, v) in words.iter_mut().zip(w) {
-                lane[j] = v;
-            }
-        }
-        match first {
-            Some((class, len)) if same && class != Class::Long => {
-                // (No closure here: a closure would not inherit the
-                // caller's `target_feature`, and the AVX2 lanes' intrinsics
-                // would become calls.)
-                let mut w = [V::load(&words[0]), V::load(&words[1]), V::load(&words[2])];
-                // One length (every fixed-width key type, where this folds
-                // to a constant): the length's terms are constants, not
-                // lanes gathered key by key.
-                if same_len {
-                    let (_, one) = short_input_len_terms(len);
-                    match class {
-                        Class::Mid => w[1] = V::splat(one),
-                        Class::Wide => w[2] = V::splat(one),
-                        _ => {}
-                    }
-                }
-                let (lo, hi) = hash_lanes(class, w, s);
-                V::store_hashes(lo, hi, o);
-            }
-            _ => one_at_a_time(group, &key_of, s, o),
-        }
-    }
-    one_at_a_time(groups.remainder(), &key_of, s, outs.into_remainder());
-}
-
-#[inline(always)]
-fn one_at_a_time<T, K: Key + ?Sized>(
-    items: &[T],
-    key_of: &impl Fn(&T) -> &K,
     s: &Secrets,
     out: &mut [u128],
 ) {
@@ -350,21 +274,9 @@ fn one_at_a_time<T, K: Key + ?Sized>(
 }
 
 impl HashLanes for u64 {
-    const N: usize = 1;
-
     #[inline(always)]
     fn splat(v: u64) -> Self {
         v
-    }
-
-    #[inline(always)]
-    fn load(values: &[u64; MAX_LANES]) -> Self {
-        values[0]
-    }
-
-    #[inline(always)]
-    fn store_hashes(lo: Self, hi: Self, out: &mut [u128]) {
-        out[0] = u128::from(lo) | u128::from(hi) << 64;
     }
 
     #[inline(always)]
@@ -442,14 +354,13 @@ mod tests {
         }
     }
 
-    /// A group whose keys change class midway is hashed one at a time, and
-    /// every key still gets its own hash.
+    /// Keys of every class in one batch each get their own hash.
     #[test]
-    fn mixed_classes_fall_back_per_key() {
+    fn keys_of_every_class_in_one_batch() {
         let s = Secrets::new(99);
         let keys: Vec<Vec<u8>> = (0..40usize).map(|i| vec![i as u8; i % 19]).collect();
         let mut out = vec![0; keys.len()];
-        hash_into::<u64, _>(&keys, &s, &mut out);
+        hash_into(&keys, &s, &mut out);
         for (k, h) in keys.iter().zip(&out) {
             assert_eq!(*h, xxh3_128_with_seed(k, 99));
         }
