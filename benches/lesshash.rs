@@ -5,6 +5,7 @@
 //! cargo bench --bench lesshash -- --quick       # a fast look
 //! cargo bench --bench lesshash -- hashes_saved  # one group (a regex filter)
 //! cargo bench --bench lesshash -- '^hash/'       # XXH3-128 per key vs batched
+//! cargo bench --bench lesshash -- '^par/'        # par_* against the sequential batch calls
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
 //! cargo run --release --example bench_report    # docs/benchmarks.md + plots
 //! ```
@@ -25,6 +26,8 @@ mod groups {
     pub mod format;
     pub mod hash;
     pub mod hashes_saved;
+    #[cfg(feature = "rayon")]
+    pub mod par;
     pub mod peers;
     pub mod throughput;
 }
@@ -57,6 +60,8 @@ fn main() {
     groups::format::register(&mut c);
     groups::builder::register(&mut c);
     groups::blocked::register(&mut c);
+    #[cfg(feature = "rayon")]
+    groups::par::register(&mut c);
 
     c.final_summary();
     run_event("end");

@@ -178,15 +178,6 @@ impl AtomicBloomFilter {
         Ok(filter)
     }
 
-    /// The words, for the layout's probe: reads are relaxed loads and
-    /// writes relaxed `fetch_or`s (the parallel batch path sets bits
-    /// through this).
-    #[inline(always)]
-    #[cfg(feature = "rayon")]
-    pub(crate) fn shared(&self) -> Shared<'_> {
-        Shared(&self.blocks)
-    }
-
     /// Counts one insert call, saturating at `u64::MAX` like the owned
     /// filter's counter (a loaded file may carry any value).
     #[inline(always)]

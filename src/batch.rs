@@ -129,6 +129,29 @@ impl Stage {
         }
     }
 
+    /// The chunk's hashes.
+    #[inline(always)]
+    #[cfg(feature = "rayon")]
+    pub(crate) fn hashes(&self) -> &[u128] {
+        &self.hashes[..self.len]
+    }
+
+    /// The chunk's blocks (blocked layouts; meaningless for flat ones).
+    #[inline(always)]
+    #[cfg(feature = "rayon")]
+    pub(crate) fn blocks(&self) -> &[usize] {
+        &self.blocks[..self.len]
+    }
+
+    /// The chunk's bit indices, probe-major (flat layouts; empty for
+    /// blocked ones).
+    #[inline(always)]
+    #[cfg(feature = "rayon")]
+    pub(crate) fn indices(&self) -> &[u64] {
+        let k = self.indices.len() / CHUNK;
+        &self.indices[..self.len * k]
+    }
+
     /// Prefetches every line the chunk will touch.
     #[inline]
     pub(crate) fn prefetch(&self, plan: &Plan, words: &[u64]) {

@@ -1,5 +1,5 @@
 //! Parallel batch paths: bit-identical to the sequential build, no false
-//! negatives, same answers, on pools of 1, 2 and 3 threads.
+//! negatives, same answers, on pools of 1 to 8 threads.
 #![cfg(feature = "rayon")]
 
 mod common;
@@ -39,7 +39,7 @@ fn parallel_build_is_bit_identical_and_answers_alike() {
             seq.insert_batch(&keys);
             let mut expected = vec![false; queries.len()];
             seq.contains_batch(&queries, &mut expected).unwrap();
-            for threads in [1, 2, 3] {
+            for threads in 1..=8 {
                 pool(threads).install(|| {
                     let ctx = format!("{layout:?} {scheme:?} threads={threads}");
                     let mut par = empty.clone();
@@ -67,6 +67,44 @@ fn parallel_build_is_bit_identical_and_answers_alike() {
                         assert!(empty.prehashed().is_err());
                     }
                 });
+            }
+        }
+    }
+}
+
+/// The partitioned insert over many rounds (more keys than one round's
+/// tasks), into a filter that already holds keys, with prefetching forced
+/// on and off, and into filters smaller than a part per thread: the bits
+/// are still exactly the sequential build's.
+#[test]
+fn parallel_insert_over_many_rounds_and_odd_sizes_is_bit_identical() {
+    use lesshash::Prefetch;
+    let n = 600_003;
+    let keys = members(41, n);
+    let before = members(42, 1000);
+    for layout in Layout::ALL {
+        // 40 items: one or two blocks; 3_000_000: many parts per thread.
+        for expected in [40, 3_000_000] {
+            for prefetch in [Prefetch::Always, Prefetch::Never] {
+                let mut seq = BloomFilter::builder()
+                    .layout(layout)
+                    .expected_items(expected)
+                    .fpr(0.01)
+                    .seed(expected)
+                    .prefetch(prefetch)
+                    .build()
+                    .unwrap();
+                seq.insert_batch(&before);
+                let empty = seq.clone();
+                seq.insert_batch(&keys);
+                for threads in [2, 3, 8] {
+                    let ctx =
+                        format!("{layout:?} expected={expected} {prefetch:?} threads={threads}");
+                    let mut par = empty.clone();
+                    pool(threads).install(|| par.par_insert_batch(&keys));
+                    assert!(par == seq, "{ctx}: bits differ");
+                    assert_eq!(par.insert_calls(), (n + before.len()) as u64, "{ctx}");
+                }
             }
         }
     }

@@ -1,17 +1,19 @@
 //! Parallel batch inserts and queries (feature `rayon`, on by default).
 //!
-//! Keys are split into tasks of [`PAR_TASK`] keys run on rayon's pool.
-//!
-//! * Queries share `&self`; each task runs the sequential pipeline
-//!   (`src/batch.rs`, prefetching included) over its keys and writes its
-//!   own part of the output: no synchronisation at all.
-//! * Inserts turn the filter into an [`AtomicBloomFilter`] without copying
-//!   the bits, and every task sets its keys' words with relaxed atomic
-//!   `fetch_or`: free of data races by construction. Setting bits is an OR,
-//!   commutative and idempotent, so whatever the interleaving the final
-//!   bits are exactly those of the sequential build (tested bit for bit in
-//!   `tests/par.rs`). The filter is converted back, again without a copy,
-//!   also when a task panics (a key's `with_bytes` is user code).
+//! * Queries share `&self`: keys are split into tasks of [`PAR_TASK`]
+//!   keys, each running the sequential pipeline (`src/batch.rs`,
+//!   prefetching included) over its keys and writing its own part of the
+//!   output; no synchronisation at all.
+//! * Inserts of two-hash schemes partition the batch by destination so
+//!   that each thread owns a disjoint part of the bit array and sets bits
+//!   with plain stores ([`partition`]): bit-identical to the sequential
+//!   insert (tested bit for bit in `tests/par.rs`).
+//! * Inserts of the `Independent` scheme (the k-hash baseline, which has no
+//!   two-hash plan to partition by) turn the filter into an
+//!   [`AtomicBloomFilter`] without copying the bits, and every task sets its
+//!   keys' words with relaxed atomic `fetch_or`; the filter is converted
+//!   back, again without a copy, also when a task panics (a key's
+//!   `with_bytes` is user code).
 //!
 //! Below one task's worth of keys, or on a one-thread pool, the sequential
 //! path runs.
@@ -20,7 +22,9 @@
 
 use rayon::prelude::*;
 
-use crate::batch::{CHUNK, Plan, Stage, contains_pipeline, copy_hashes, hash_keys};
+mod partition;
+
+use crate::batch::{Plan, contains_pipeline, copy_hashes, hash_keys};
 use crate::bits::AlignedWords;
 use crate::filter::BloomFilter;
 use crate::hash::Key;
@@ -66,6 +70,9 @@ impl BloomFilter {
         );
     }
 
+    /// The parallel insert of `n` keys whose hashes `fill(start, out)`
+    /// writes; `independent(filter, i)` inserts key i when the scheme has
+    /// no two-hash plan.
     fn par_insert_with(
         &mut self,
         n: usize,
@@ -73,8 +80,18 @@ impl BloomFilter {
         independent: impl Fn(&AtomicBloomFilter, usize) + Sync,
     ) {
         let geometry = *self.geometry();
+        match Plan::of(&geometry) {
+            Some(plan) => partition::insert(&plan, geometry.tuning, self.words_mut(), n, fill),
+            None => self.par_insert_atomic(n, independent),
+        }
+        self.count_inserts(n);
+    }
+
+    /// Inserts keys 0..n by `insert(filter, i)` from rayon's tasks into the
+    /// filter's words seen as atomic words.
+    fn par_insert_atomic(&mut self, n: usize, insert: impl Fn(&AtomicBloomFilter, usize) + Sync) {
+        let geometry = *self.geometry();
         let calls = self.insert_calls();
-        let plan = Plan::of(&geometry);
         let taken = std::mem::replace(
             self,
             BloomFilter::from_parts(geometry, AlignedWords::from_blocks(Vec::new()), 0),
@@ -86,26 +103,12 @@ impl BloomFilter {
         let Some(atomic) = shared.atomic.as_ref() else {
             unreachable!("set just above")
         };
-        let kernel = geometry.tuning.kernel;
-        (0..n.div_ceil(PAR_TASK)).into_par_iter().for_each(|t| {
-            let (start, end) = (t * PAR_TASK, ((t + 1) * PAR_TASK).min(n));
-            match &plan {
-                Some(plan) => {
-                    let mut stage = Stage::new(plan);
-                    let mut s = start;
-                    while s < end {
-                        let len = CHUNK.min(end - s);
-                        stage.prepare(plan, kernel, len, |hs| fill(s, hs));
-                        stage.insert(plan, &mut atomic.shared());
-                        s += len;
-                    }
-                }
-                None => (start..end).for_each(|i| independent(atomic, i)),
-            }
-        });
+        (0..n)
+            .into_par_iter()
+            .with_min_len(PAR_TASK)
+            .for_each(|i| insert(atomic, i));
         drop(shared);
         self.set_insert_calls(calls);
-        self.count_inserts(n);
     }
 
     /// [`contains_batch`](Self::contains_batch) on rayon's thread pool.

@@ -1,0 +1,105 @@
+//! Parallel batch paths against the sequential ones (feature `rayon`).
+//!
+//! Ids: `par/<layout>-<op>/n=1e7/<variant>`, op `insert` or `contains`
+//! (half members, half not), variant `batch` (the sequential
+//! `insert_batch` / `contains_batch`) or `par-threads=<t>` (the `par_*`
+//! call on a rayon pool of t threads: 1, 2, then doubling up to the
+//! machine's available parallelism). Each iteration handles `BATCH` u64
+//! keys from a pool of `POOL`, hashing included, against a filter built for
+//! 1e7 keys at 1% (12 MiB blocked, 11.4 MiB classic): issue 27's case, a
+//! bulk build of millions of keys.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
+use lesshash::{BloomFilter, Layout};
+
+use super::common::{Cursor, member, non_member};
+
+/// Keys per timed iteration: a pipeline's bulk call (16 rounds of the
+/// partitioned insert on 2 threads).
+const BATCH: usize = 1 << 20;
+/// Keys in each pool (32 MiB of u64).
+const POOL: usize = 1 << 22;
+/// Keys the filters are sized for.
+const N: u64 = 10_000_000;
+
+fn thread_counts() -> Vec<usize> {
+    let max = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut t = vec![1, 2];
+    while t[t.len() - 1] * 2 <= max {
+        t.push(t[t.len() - 1] * 2);
+    }
+    t
+}
+
+pub fn register(c: &mut Criterion) {
+    let mut g = c.benchmark_group("par");
+    g.throughput(Throughput::Elements(BATCH as u64));
+    let inserts: Vec<u64> = (0..POOL as u64).map(non_member).collect();
+    let queries: Vec<u64> = (0..POOL as u64)
+        .map(|j| if j % 2 == 0 { member(j) } else { non_member(j) })
+        .collect();
+    let pools: Vec<(usize, rayon::ThreadPool)> = thread_counts()
+        .into_iter()
+        .map(|t| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(t)
+                .build()
+                .expect("thread pool");
+            (t, pool)
+        })
+        .collect();
+    for layout in [Layout::Blocked, Layout::Classic] {
+        let name = layout.name();
+        let mut filter = BloomFilter::builder()
+            .layout(layout)
+            .expected_items(N)
+            .fpr(0.01)
+            .build()
+            .expect("valid bench geometry");
+        let keys: Vec<u64> = (0..N).map(member).collect();
+        filter.insert_batch(&keys);
+        drop(keys);
+
+        let id = |op: &str, variant: &str| BenchmarkId::new(format!("{name}-{op}/n=1e7"), variant);
+        let mut cursor = Cursor::new();
+        g.bench_function(id("insert", "batch"), |b| {
+            b.iter(|| filter.insert_batch(black_box(cursor.next(&inserts, BATCH))))
+        });
+        for (t, pool) in &pools {
+            let mut cursor = Cursor::new();
+            g.bench_function(id("insert", &format!("par-threads={t}")), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        filter.par_insert_batch(black_box(cursor.next(&inserts, BATCH)))
+                    })
+                })
+            });
+        }
+        let mut out = vec![false; BATCH];
+        let mut cursor = Cursor::new();
+        g.bench_function(id("contains", "batch"), |b| {
+            b.iter(|| {
+                filter
+                    .contains_batch(black_box(cursor.next(&queries, BATCH)), &mut out)
+                    .expect("lengths match");
+                black_box(&out);
+            })
+        });
+        for (t, pool) in &pools {
+            let mut cursor = Cursor::new();
+            g.bench_function(id("contains", &format!("par-threads={t}")), |b| {
+                b.iter(|| {
+                    pool.install(|| {
+                        filter
+                            .par_contains_batch(black_box(cursor.next(&queries, BATCH)), &mut out)
+                            .expect("lengths match")
+                    });
+                    black_box(&out);
+                })
+            });
+        }
+    }
+    g.finish();
+}
