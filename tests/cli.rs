@@ -192,6 +192,67 @@ fn threads_give_the_same_filter() {
     assert!(one == four, "--threads 4 differs from --threads 1");
 }
 
+/// Parallel builds cut each chunk's lines into keys on several threads:
+/// with a field spec, lines without the field, CRLF ends, a last line
+/// without a newline and an input of several 1 MiB chunks, every thread
+/// count gives the one-thread filter and the same count of skipped lines.
+#[test]
+fn threads_cut_lines_like_one_thread() {
+    let dir = Dir::new();
+    let mut input = String::new();
+    let mut skipped = 0;
+    for i in 0..300_000u64 {
+        if i % 7 == 3 {
+            input += &format!("no-field-{i}\n");
+            skipped += 1;
+        } else if i % 5 == 0 {
+            input += &format!("{i},key-{i}\r\n");
+        } else {
+            input += &format!("{i},key-{i},x\n");
+        }
+    }
+    input += "last,key-last";
+    assert!(input.len() > 3 << 20, "several chunks");
+    let mut filters = Vec::new();
+    for threads in ["1", "2", "3", "8"] {
+        let out = dir.s(&format!("t{threads}.lhbf"));
+        let o = lesshash_stdin(
+            &[
+                "build",
+                "-o",
+                &out,
+                "--fpr",
+                "0.01",
+                "--items",
+                "300000",
+                "--field",
+                "2",
+                "-d",
+                ",",
+                "--threads",
+                threads,
+            ],
+            input.as_bytes(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains(&format!("{skipped} lines without field 2 skipped")),
+            "threads={threads}: {}",
+            stderr(&o)
+        );
+        filters.push(std::fs::read(&out).unwrap());
+    }
+    assert!(
+        filters.iter().all(|f| *f == filters[0]),
+        "a thread count changed the filter"
+    );
+    let o = lesshash_stdin(
+        &["filter", &dir.s("t3.lhbf"), "--field", "2", "-d", ",", "-q"],
+        b"9,key-last\n9,key-1\n",
+    );
+    assert_eq!(stdout(&o), "9,key-last\n9,key-1\n");
+}
+
 #[test]
 fn stdin_build_without_items_and_last_line_without_newline() {
     let dir = Dir::new();

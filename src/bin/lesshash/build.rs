@@ -175,7 +175,9 @@ fn keys_of<'a>(chunk: &'a [u8], spec: KeySpec, keys: &mut Vec<&'a [u8]>) -> u64 
 type Built = (BloomFilter, u64, u64);
 
 /// Inserts every key of the input, chunk by chunk: with the batch path, or
-/// the parallel one when a pool is given (bit-identical results).
+/// the parallel one when a pool is given (bit-identical results). With a
+/// pool the chunk's lines are also cut into keys in parallel, one piece
+/// per thread: on one thread that cut is about a third of the build.
 fn insert_all(
     mut filter: BloomFilter,
     reader: Box<dyn Read>,
@@ -186,14 +188,59 @@ fn insert_all(
     let mut chunks = Chunks::new(reader);
     let (mut n, mut skipped) = (0u64, 0u64);
     while let Some(chunk) = chunks.next_chunk()? {
-        let mut keys = Vec::with_capacity(chunk.len() / 8);
-        skipped += keys_of(chunk, spec, &mut keys);
-        match pool {
-            Some(pool) => pool.install(|| filter.par_insert_batch(&keys)),
-            None => filter.insert_batch(&keys),
-        }
+        let keys = match pool {
+            Some(pool) => {
+                let (keys, s) = pool.install(|| keys_in_parallel(chunk, spec));
+                skipped += s;
+                pool.install(|| filter.par_insert_batch(&keys));
+                keys
+            }
+            None => {
+                let mut keys = Vec::with_capacity(chunk.len() / 8);
+                skipped += keys_of(chunk, spec, &mut keys);
+                filter.insert_batch(&keys);
+                keys
+            }
+        };
         n += keys.len() as u64;
         bar.inc(chunk.len() as u64);
     }
     Ok((filter, n, skipped))
+}
+
+/// The keys of a chunk (in order) and its lines without a key, cut on
+/// rayon's threads: the chunk is split into one piece per thread at line
+/// ends.
+fn keys_in_parallel(chunk: &[u8], spec: KeySpec) -> (Vec<&[u8]>, u64) {
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads().max(1);
+    let mut pieces = Vec::with_capacity(threads);
+    let mut rest = chunk;
+    for t in (1..threads).rev() {
+        // Split after the first line end at or past an even share.
+        let at = rest.len() - rest.len() * t / (t + 1);
+        match memchr::memchr(b'\n', &rest[at.min(rest.len())..]) {
+            Some(i) => {
+                let (head, tail) = rest.split_at(at + i + 1);
+                pieces.push(head);
+                rest = tail;
+            }
+            None => break,
+        }
+    }
+    pieces.push(rest);
+    let cut: Vec<(Vec<&[u8]>, u64)> = pieces
+        .into_par_iter()
+        .map(|piece| {
+            let mut keys = Vec::with_capacity(piece.len() / 8);
+            let skipped = keys_of(piece, spec, &mut keys);
+            (keys, skipped)
+        })
+        .collect();
+    let skipped = cut.iter().map(|(_, s)| s).sum();
+    let mut keys = Vec::with_capacity(cut.iter().map(|(k, _)| k.len()).sum());
+    for (k, _) in &cut {
+        keys.extend_from_slice(k);
+    }
+    (keys, skipped)
 }
