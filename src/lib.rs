@@ -90,6 +90,8 @@ mod layout;
 mod output_file;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
+#[cfg(feature = "rayon")]
+mod partition;
 mod persist;
 mod prefetch;
 pub mod prehashed;

@@ -148,3 +148,73 @@ fn panic_in_a_key_leaves_a_usable_filter() {
     f.insert(&5u64);
     assert!(f.contains(&5u64));
 }
+
+/// Count-Min sketches: `par_add_batch` and `par_add_updates` give the
+/// sequential calls' counters and total, for both schemes, one and
+/// several copies, counts that saturate, and 1 to 8 threads; conservative sketches
+/// (order-dependent) take the sequential path and match too.
+#[test]
+fn parallel_count_min_adds_are_identical() {
+    use lesshash::{CountMinScheme, CountMinSketch};
+    let n = 2 * 16_384 * 3 + 11;
+    let keys = members(7, n);
+    // A few hot keys so that counters collide and saturate.
+    let updates: Vec<(u64, u64)> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, &k)| match i % 50 {
+            0 => (keys[0], u64::MAX / 3),
+            1 => (keys[1], 1 << 40),
+            _ => (k, i as u64 % 17),
+        })
+        .collect();
+    for scheme in [CountMinScheme::DoubleHashing, CountMinScheme::Independent] {
+        // Explicit dimensions (one copy), and the paper's sizing for a tiny
+        // delta (several copies of the two-hash tables).
+        for sized in [false, true] {
+            for conservative in [false, true] {
+                let b = CountMinSketch::builder()
+                    .scheme(scheme)
+                    .conservative(conservative)
+                    .seed(99);
+                let b = if sized {
+                    b.epsilon(1e-4).delta(1e-12)
+                } else {
+                    b.width(50_021).depth(4)
+                };
+                let empty = b.build().unwrap();
+                let copies = empty.copies();
+                if sized && scheme == CountMinScheme::DoubleHashing {
+                    assert!(copies > 1, "the sized two-hash sketch has several copies");
+                }
+                let mut seq_batch = empty.clone();
+                seq_batch.add_batch(&keys, 3);
+                seq_batch.add_batch(&keys, 1 << 50);
+                let mut seq_updates = empty.clone();
+                seq_updates.add_updates(&updates);
+                for threads in [1, 2, 3, 8] {
+                    let ctx = format!(
+                        "{scheme:?} copies={copies} conservative={conservative} threads={threads}"
+                    );
+                    pool(threads).install(|| {
+                        let mut par = empty.clone();
+                        par.par_add_batch(&keys, 3);
+                        par.par_add_batch(&keys, 1 << 50);
+                        assert_eq!(par.total(), seq_batch.total(), "{ctx}");
+                        assert!(
+                            par.to_bytes() == seq_batch.to_bytes(),
+                            "{ctx}: batch counters differ"
+                        );
+                        let mut par = empty.clone();
+                        par.par_add_updates(&updates);
+                        assert_eq!(par.total(), seq_updates.total(), "{ctx}");
+                        assert!(
+                            par.to_bytes() == seq_updates.to_bytes(),
+                            "{ctx}: update counters differ"
+                        );
+                    });
+                }
+            }
+        }
+    }
+}

@@ -7,12 +7,14 @@
 //! machine's available parallelism). Each iteration handles `BATCH` u64
 //! keys from a pool of `POOL`, hashing included, against a filter built for
 //! 1e7 keys at 1% (12 MiB blocked, 11.4 MiB classic): issue 27's case, a
-//! bulk build of millions of keys.
+//! bulk build of millions of keys. `par/count_min-add/w=1048583,d=5/<variant>`:
+//! `add_batch` against `par_add_batch` (count 1) into a plain two-hash
+//! Count-Min sketch of 1,048,583 (the prime after 2^20) x 5 counters (40 MiB).
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::{BloomFilter, Layout};
+use lesshash::{BloomFilter, CountMinSketch, Layout};
 
 use super::common::{Cursor, member, non_member};
 
@@ -100,6 +102,24 @@ pub fn register(c: &mut Criterion) {
                 })
             });
         }
+    }
+    let mut sketch = CountMinSketch::builder()
+        .width(1_048_583)
+        .depth(5)
+        .build()
+        .expect("valid bench sketch");
+    let id = |variant: &str| BenchmarkId::new("count_min-add/w=1048583,d=5", variant);
+    let mut cursor = Cursor::new();
+    g.bench_function(id("batch"), |b| {
+        b.iter(|| sketch.add_batch(black_box(cursor.next(&inserts, BATCH)), 1))
+    });
+    for (t, pool) in &pools {
+        let mut cursor = Cursor::new();
+        g.bench_function(id(&format!("par-threads={t}")), |b| {
+            b.iter(|| {
+                pool.install(|| sketch.par_add_batch(black_box(cursor.next(&inserts, BATCH)), 1))
+            })
+        });
     }
     g.finish();
 }

@@ -149,6 +149,8 @@
 
 mod builder;
 pub mod format;
+#[cfg(feature = "rayon")]
+mod par;
 
 pub use crate::primes::{is_prime, next_prime};
 pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};

@@ -30,10 +30,10 @@ use crate::filter::BloomFilter;
 use crate::hash::Key;
 use crate::{AtomicBloomFilter, Error};
 
-/// Keys per parallel task: large enough that scheduling costs nothing
-/// next to the work (16,384 keys are 20-200 µs), small enough to balance
-/// two to dozens of threads on a million keys.
-pub(crate) const PAR_TASK: usize = 1 << 14;
+/// Keys per parallel task: the partitioned insert's task size, for the
+/// same reasons (16,384 keys are 20-200 µs of work, enough to balance two
+/// to dozens of threads on a million keys).
+pub(crate) const PAR_TASK: usize = crate::partition::TASK;
 
 /// Gives the bits back to the filter when dropped, also while unwinding.
 struct Shared<'a> {
@@ -49,9 +49,7 @@ impl Drop for Shared<'_> {
     }
 }
 
-pub(crate) fn sequential(n: usize) -> bool {
-    n <= PAR_TASK || rayon::current_num_threads() < 2
-}
+pub(crate) use crate::partition::sequential;
 
 /// Parallel batch paths; see `src/par.rs` for how they stay race-free and
 /// bit-identical to the sequential ones.
