@@ -3,14 +3,16 @@
 
 use lesshash::{DEFAULT_SEED, Layout, Scheme};
 use numpy::{IntoPyArray, PyArray1};
+use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::batch::{PARALLEL_FROM, Sink, feed};
 use crate::errors::{to_py, unsigned};
-use crate::keys::key_bytes;
+use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
+use crate::shared::{Shared, read_both, write_from};
 
 /// A Bloom filter: "possibly in the set" or "certainly not", in a fixed number
 /// of bits, from one XXH3-128 hash per key.
@@ -20,10 +22,20 @@ use crate::persist;
 /// with probability at most `fpr`. Keys are ``int`` (64-bit), ``str``,
 /// ``bytes``, or arrays of them (NumPy, PyArrow, pandas); a key answers the
 /// same here as in the Rust crate and the ``lesshash`` command-line tool.
-#[pyclass(module = "lesshash", name = "BloomFilter", eq)]
-#[derive(Clone, PartialEq)]
+///
+/// Threads may share a filter: queries run side by side, an insert waits
+/// for them and they for it (without holding the GIL).
+#[pyclass(module = "lesshash", name = "BloomFilter", frozen)]
 pub struct BloomFilter {
-    pub(crate) inner: lesshash::BloomFilter,
+    inner: Shared<lesshash::BloomFilter>,
+}
+
+impl BloomFilter {
+    fn wrap(inner: lesshash::BloomFilter) -> Self {
+        Self {
+            inner: Shared::new(inner),
+        }
+    }
 }
 
 fn parse_layout(name: &str) -> PyResult<Layout> {
@@ -64,23 +76,29 @@ fn builder(
         .seed(seed))
 }
 
-/// Inserts run on the calling thread: the crate's parallel insert sets
-/// bits with an atomic `fetch_or` per word, and measured 4.5x slower than
-/// the sequential batch on the 2-core development machine (36 against 8 ns
-/// per key at 1e6 keys, docs/python.md).
-struct Insert<'a>(&'a mut lesshash::BloomFilter);
+/// Batch inserts, on rayon's threads from [`PARALLEL_FROM`] keys on (the
+/// crate's parallel insert is bit-identical to the sequential one).
+struct Insert<'a>(&'a Shared<lesshash::BloomFilter>);
 
 impl Sink for Insert<'_> {
-    fn u64s(&mut self, keys: &[u64], _: usize) {
-        self.0.insert_batch(keys);
+    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
+        self.0.write_detached(py, |f| insert(f, keys));
     }
-    fn bytes(&mut self, keys: &[&[u8]], _: usize) {
-        self.0.insert_batch(keys);
+    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
+        self.0.write_detached(py, |f| insert(f, keys));
+    }
+}
+
+fn insert<K: lesshash::Key + Sync>(filter: &mut lesshash::BloomFilter, keys: &[K]) {
+    if keys.len() >= PARALLEL_FROM {
+        filter.par_insert_batch(keys);
+    } else {
+        filter.insert_batch(keys);
     }
 }
 
 struct Contains<'a> {
-    filter: &'a lesshash::BloomFilter,
+    filter: &'a Shared<lesshash::BloomFilter>,
     out: Vec<bool>,
 }
 
@@ -94,25 +112,25 @@ impl Contains<'_> {
 }
 
 impl Sink for Contains<'_> {
-    fn u64s(&mut self, keys: &[u64], _: usize) {
+    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
         let filter = self.filter;
         let out = self.room(keys.len());
-        // Lengths agree by construction: the only error the batch can return.
-        let _ = if keys.len() >= PARALLEL_FROM {
-            filter.par_contains_batch(keys, out)
-        } else {
-            filter.contains_batch(keys, out)
-        };
+        filter.read_detached(py, |f| contains(f, keys, out));
     }
-    fn bytes(&mut self, keys: &[&[u8]], _: usize) {
+    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
         let filter = self.filter;
         let out = self.room(keys.len());
-        let _ = if keys.len() >= PARALLEL_FROM {
-            filter.par_contains_batch(keys, out)
-        } else {
-            filter.contains_batch(keys, out)
-        };
+        filter.read_detached(py, |f| contains(f, keys, out));
     }
+}
+
+fn contains<K: lesshash::Key + Sync>(filter: &lesshash::BloomFilter, keys: &[K], out: &mut [bool]) {
+    // Lengths agree by construction: the only error the batch can return.
+    let _ = if keys.len() >= PARALLEL_FROM {
+        filter.par_contains_batch(keys, out)
+    } else {
+        filter.contains_batch(keys, out)
+    };
 }
 
 #[pymethods]
@@ -139,7 +157,7 @@ impl BloomFilter {
             .fpr(fpr)
             .build()
             .map_err(to_py)?;
-        Ok(Self { inner })
+        Ok(Self::wrap(inner))
     }
 
     /// A filter of `bits` bits and `hashes` probes per key, as given (the
@@ -164,29 +182,37 @@ impl BloomFilter {
             .hashes(k)
             .build()
             .map_err(to_py)?;
-        Ok(Self { inner })
+        Ok(Self::wrap(inner))
     }
 
     /// Adds one key.
-    fn add(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.inner.insert(key_bytes(key)?.as_slice());
+    fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        // The key is read before the lock is taken (reading may run Python
+        // code); an integer as `[u8; 8]`, whose length the hash then knows.
+        match key_bytes(key)? {
+            KeyBytes::Int(k) => self.inner.write(py, |f| f.insert(&k)),
+            k => self.inner.write(py, |f| f.insert(k.as_slice())),
+        }
         Ok(())
     }
 
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.inner.contains(key_bytes(key)?.as_slice()))
+    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        Ok(match key_bytes(key)? {
+            KeyBytes::Int(k) => self.inner.read(py, |f| f.contains(&k)),
+            k => self.inner.read(py, |f| f.contains(k.as_slice())),
+        })
     }
 
     /// Adds every key of an array (NumPy, PyArrow, pandas) or iterable; the
     /// GIL is released while the keys are inserted. Returns the number of
     /// keys.
-    fn add_many(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
-        feed(keys, &mut Insert(&mut self.inner))
+    fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+        feed(keys, &mut Insert(&self.inner))
     }
 
     /// Adds every key of an iterable (as `set.update`); same as `add_many`.
-    fn update(&mut self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        feed(keys, &mut Insert(&mut self.inner)).map(drop)
+    fn update(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
+        feed(keys, &mut Insert(&self.inner)).map(drop)
     }
 
     /// Whether each key may be in the set: a NumPy ``bool`` array, one entry
@@ -207,42 +233,67 @@ impl BloomFilter {
 
     /// The union with `other` as a new filter (both must have equal layout,
     /// scheme, bits, hashes and seed): exactly the filter of both key sets.
-    fn union(&self, other: &BloomFilter) -> PyResult<BloomFilter> {
-        lesshash::BloomFilter::union_of(&self.inner, &other.inner)
-            .map(|inner| BloomFilter { inner })
-            .map_err(to_py)
+    fn union(&self, py: Python<'_>, other: &BloomFilter) -> PyResult<BloomFilter> {
+        read_both(
+            py,
+            &self.inner,
+            &other.inner,
+            lesshash::BloomFilter::union_of,
+        )
+        .map(BloomFilter::wrap)
+        .map_err(to_py)
     }
 
-    fn __or__(&self, other: &Bound<'_, BloomFilter>) -> PyResult<BloomFilter> {
-        self.union(&other.borrow())
+    fn __or__(&self, py: Python<'_>, other: &Bound<'_, BloomFilter>) -> PyResult<BloomFilter> {
+        self.union(py, other.get())
     }
 
     fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, BloomFilter>) -> PyResult<()> {
         if slf.is(other) {
-            // `f |= f`: the union with itself is itself (and borrowing it
-            // mutably and shared at once would fail).
+            // `f |= f`: the union with itself is itself (and its lock cannot
+            // be held for writing and reading at once).
             return Ok(());
         }
-        let other = other.borrow();
-        slf.borrow_mut().inner.union(&other.inner).map_err(to_py)
+        write_from(slf.py(), &slf.get().inner, &other.get().inner, |a, b| {
+            a.union(b)
+        })
+        .map_err(to_py)
+    }
+
+    /// ``==`` and ``!=``: equal parameters and bits (and insert counts).
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.cast::<BloomFilter>() else {
+            return Ok(py.NotImplemented());
+        };
+        let equal = read_both(py, &self.inner, &other.get().inner, |a, b| a == b);
+        Ok(match op {
+            CompareOp::Eq => equal.into_pyobject(py)?.to_owned().into_any().unbind(),
+            CompareOp::Ne => (!equal).into_pyobject(py)?.to_owned().into_any().unbind(),
+            _ => py.NotImplemented(),
+        })
     }
 
     /// An independent copy.
-    fn copy(&self) -> BloomFilter {
-        self.clone()
+    fn copy(&self, py: Python<'_>) -> BloomFilter {
+        BloomFilter::wrap(self.inner.read_detached(py, Clone::clone))
     }
 
-    fn __copy__(&self) -> BloomFilter {
-        self.clone()
+    fn __copy__(&self, py: Python<'_>) -> BloomFilter {
+        self.copy(py)
     }
 
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> BloomFilter {
-        self.clone()
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> BloomFilter {
+        self.copy(py)
     }
 
     /// Removes every key (the size and parameters stay).
-    fn clear(&mut self) {
-        self.inner.clear();
+    fn clear(&self, py: Python<'_>) {
+        self.inner.write_detached(py, lesshash::BloomFilter::clear);
     }
 
     /// The filter in lesshash's binary format (the crate's and the CLI's).
@@ -254,7 +305,7 @@ impl BloomFilter {
     /// and both checksums are verified (`ValueError` names the one at fault).
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<BloomFilter> {
-        persist::from_bytes(data).map(|inner| BloomFilter { inner })
+        persist::from_bytes(data).map(BloomFilter::wrap)
     }
 
     /// Writes the filter to `path` atomically (a temporary file beside it,
@@ -266,7 +317,7 @@ impl BloomFilter {
     /// Reads a filter written by `save`, the crate or the CLI.
     #[classmethod]
     fn load(cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<BloomFilter> {
-        persist::load(cls.py(), &path).map(|inner| BloomFilter { inner })
+        persist::load(cls.py(), &path).map(BloomFilter::wrap)
     }
 
     fn __reduce__<'py>(
@@ -277,83 +328,86 @@ impl BloomFilter {
 
     /// Bits in the filter (m).
     #[getter]
-    fn bits(&self) -> u64 {
-        self.inner.num_bits()
+    fn bits(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |f| f.num_bits())
     }
 
     /// Probes per key (k).
     #[getter]
-    fn hashes(&self) -> u32 {
-        self.inner.num_hashes()
+    fn hashes(&self, py: Python<'_>) -> u32 {
+        self.inner.read(py, |f| f.num_hashes())
     }
 
     #[getter]
-    fn layout(&self) -> &'static str {
-        self.inner.layout().name()
+    fn layout(&self, py: Python<'_>) -> &'static str {
+        self.inner.read(py, |f| f.layout().name())
     }
 
     #[getter]
-    fn scheme(&self) -> &'static str {
-        self.inner.scheme().name()
+    fn scheme(&self, py: Python<'_>) -> &'static str {
+        self.inner.read(py, |f| f.scheme().name())
     }
 
     #[getter]
-    fn seed(&self) -> u64 {
-        self.inner.seed()
+    fn seed(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |f| f.seed())
     }
 
     /// Bits per key added so far (`bits / insert_calls`; repeats count), or
     /// ``None`` before the first key.
     #[getter]
-    fn bits_per_key(&self) -> Option<f64> {
-        let n = self.inner.insert_calls();
-        (n > 0).then(|| self.inner.num_bits() as f64 / n as f64)
+    fn bits_per_key(&self, py: Python<'_>) -> Option<f64> {
+        self.inner.read(py, |f| {
+            let n = f.insert_calls();
+            (n > 0).then(|| f.num_bits() as f64 / n as f64)
+        })
     }
 
     /// Keys added so far, repeats included (kept in the file; unions add).
     #[getter]
-    fn insert_calls(&self) -> u64 {
-        self.inner.insert_calls()
+    fn insert_calls(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |f| f.insert_calls())
     }
 
     /// The false-positive rate now, from the fill and the layout's formula.
     #[getter]
-    fn expected_fpr(&self) -> f64 {
-        self.inner.expected_fpr()
+    fn expected_fpr(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.expected_fpr())
     }
 
     /// The number of distinct keys, estimated from the fill.
     #[getter]
-    fn estimated_len(&self) -> f64 {
-        self.inner.estimated_len()
+    fn estimated_len(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.estimated_len())
     }
 
     /// The fraction of bits set.
     #[getter]
-    fn fill_ratio(&self) -> f64 {
-        self.inner.fill_ratio()
+    fn fill_ratio(&self, py: Python<'_>) -> f64 {
+        self.inner.read(py, |f| f.fill_ratio())
     }
 
     /// Memory held by the bits, in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.inner.size_in_bytes()
+    fn nbytes(&self, py: Python<'_>) -> usize {
+        self.inner.read(py, |f| f.size_in_bytes())
     }
 
-    fn __repr__(&self) -> String {
-        let f = &self.inner;
-        format!(
-            "BloomFilter(layout='{}', scheme='{}', bits={}, hashes={}, seed={:#x}, \
+    fn __repr__(&self, py: Python<'_>) -> String {
+        self.inner.read(py, |f| {
+            format!(
+                "BloomFilter(layout='{}', scheme='{}', bits={}, hashes={}, seed={:#x}, \
              insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, expected_fpr={:.3e})",
-            f.layout().name(),
-            f.scheme().name(),
-            f.num_bits(),
-            f.num_hashes(),
-            f.seed(),
-            f.insert_calls(),
-            f.fill_ratio(),
-            f.estimated_len(),
-            f.expected_fpr(),
-        )
+                f.layout().name(),
+                f.scheme().name(),
+                f.num_bits(),
+                f.num_hashes(),
+                f.seed(),
+                f.insert_calls(),
+                f.fill_ratio(),
+                f.estimated_len(),
+                f.expected_fpr(),
+            )
+        })
     }
 }

@@ -2,23 +2,34 @@
 
 use lesshash::CountMinScheme;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::batch::{Sink, feed};
 use crate::errors::{to_py, unsigned};
-use crate::keys::key_bytes;
+use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
+use crate::shared::{Shared, read_both, write_from};
 
 /// A Count-Min sketch: frequency estimates that never undercount, off by at
 /// most `epsilon` times the total count with probability at least
 /// `1 - delta`, from one XXH3-128 hash per key (``scheme="double"``, the
 /// default) or one hash per table (``"independent"``).
-#[pyclass(module = "lesshash", name = "CountMinSketch", eq)]
-#[derive(Clone, PartialEq)]
+///
+/// Threads may share a sketch, as a `BloomFilter` (docs/python.md).
+#[pyclass(module = "lesshash", name = "CountMinSketch", frozen)]
 pub struct CountMinSketch {
-    inner: lesshash::CountMinSketch,
+    inner: Shared<lesshash::CountMinSketch>,
+}
+
+impl CountMinSketch {
+    fn wrap(inner: lesshash::CountMinSketch) -> Self {
+        Self {
+            inner: Shared::new(inner),
+        }
+    }
 }
 
 fn parse_scheme(name: &str) -> PyResult<CountMinScheme> {
@@ -32,22 +43,24 @@ fn parse_scheme(name: &str) -> PyResult<CountMinScheme> {
 }
 
 struct Add<'a> {
-    sketch: &'a mut lesshash::CountMinSketch,
+    sketch: &'a Shared<lesshash::CountMinSketch>,
     count: u64,
 }
 
 impl Sink for Add<'_> {
-    fn u64s(&mut self, keys: &[u64], _: usize) {
-        self.sketch.add_batch(keys, self.count);
+    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
+        let count = self.count;
+        self.sketch.write_detached(py, |s| s.add_batch(keys, count));
     }
-    fn bytes(&mut self, keys: &[&[u8]], _: usize) {
-        self.sketch.add_batch(keys, self.count);
+    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
+        let count = self.count;
+        self.sketch.write_detached(py, |s| s.add_batch(keys, count));
     }
 }
 
 /// Per-key counts, aligned with the keys by their index in the batch.
 struct AddCounts<'a> {
-    sketch: &'a mut lesshash::CountMinSketch,
+    sketch: &'a Shared<lesshash::CountMinSketch>,
     counts: &'a [u64],
 }
 
@@ -61,33 +74,43 @@ impl AddCounts<'_> {
 }
 
 impl Sink for AddCounts<'_> {
-    fn u64s(&mut self, keys: &[u64], first: usize) {
+    fn u64s(&mut self, py: Python<'_>, keys: &[u64], first: usize) {
         let counts = self.counts(first, keys.len());
-        let updates: Vec<(u64, u64)> = keys.iter().copied().zip(counts.iter().copied()).collect();
-        self.sketch.add_updates(&updates);
+        self.sketch.write_detached(py, |s| {
+            let updates: Vec<(u64, u64)> =
+                keys.iter().copied().zip(counts.iter().copied()).collect();
+            s.add_updates(&updates);
+        });
     }
-    fn bytes(&mut self, keys: &[&[u8]], first: usize) {
+    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], first: usize) {
         let counts = self.counts(first, keys.len());
-        let updates: Vec<(&[u8], u64)> = keys.iter().copied().zip(counts.iter().copied()).collect();
-        self.sketch.add_updates(&updates);
+        self.sketch.write_detached(py, |s| {
+            let updates: Vec<(&[u8], u64)> =
+                keys.iter().copied().zip(counts.iter().copied()).collect();
+            s.add_updates(&updates);
+        });
     }
 }
 
 struct Estimate<'a> {
-    sketch: &'a lesshash::CountMinSketch,
+    sketch: &'a Shared<lesshash::CountMinSketch>,
     out: Vec<u64>,
 }
 
 impl Sink for Estimate<'_> {
-    fn u64s(&mut self, keys: &[u64], _: usize) {
+    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
         let start = self.out.len();
         self.out.resize(start + keys.len(), 0);
-        let _ = self.sketch.estimate_batch(keys, &mut self.out[start..]);
+        let out = &mut self.out[start..];
+        self.sketch
+            .read_detached(py, |s| s.estimate_batch(keys, out).ok());
     }
-    fn bytes(&mut self, keys: &[&[u8]], _: usize) {
+    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
         let start = self.out.len();
         self.out.resize(start + keys.len(), 0);
-        let _ = self.sketch.estimate_batch(keys, &mut self.out[start..]);
+        let out = &mut self.out[start..];
+        self.sketch
+            .read_detached(py, |s| s.estimate_batch(keys, out).ok());
     }
 }
 
@@ -135,16 +158,22 @@ impl CountMinSketch {
         if let Some(s) = seed {
             b = b.seed(unsigned(s, "seed")?);
         }
-        Ok(Self {
-            inner: b.build().map_err(to_py)?,
-        })
+        Ok(Self::wrap(b.build().map_err(to_py)?))
     }
 
     /// Adds `count` occurrences of `key`.
     #[pyo3(signature = (key, count = None))]
-    fn add(&mut self, key: &Bound<'_, PyAny>, count: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    fn add(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        count: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
         let count = count.map_or(Ok(1), |c| unsigned(c, "count"))?;
-        self.inner.add(key_bytes(key)?.as_slice(), count);
+        match key_bytes(key)? {
+            KeyBytes::Int(k) => self.inner.write(py, |s| s.add(&k, count)),
+            k => self.inner.write(py, |s| s.add(k.as_slice(), count)),
+        }
         Ok(())
     }
 
@@ -152,7 +181,7 @@ impl CountMinSketch {
     /// for all, or an array of one count per key.
     #[pyo3(signature = (keys, counts = None))]
     fn add_many(
-        &mut self,
+        &self,
         keys: &Bound<'_, PyAny>,
         counts: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
@@ -160,7 +189,7 @@ impl CountMinSketch {
             return feed(
                 keys,
                 &mut Add {
-                    sketch: &mut self.inner,
+                    sketch: &self.inner,
                     count: 1,
                 },
             );
@@ -169,7 +198,7 @@ impl CountMinSketch {
             return feed(
                 keys,
                 &mut Add {
-                    sketch: &mut self.inner,
+                    sketch: &self.inner,
                     count: c,
                 },
             );
@@ -192,7 +221,7 @@ impl CountMinSketch {
         let n = feed(
             keys,
             &mut AddCounts {
-                sketch: &mut self.inner,
+                sketch: &self.inner,
                 counts,
             },
         )?;
@@ -207,8 +236,11 @@ impl CountMinSketch {
     }
 
     /// The estimated count of `key` (never below the true count).
-    fn estimate(&self, key: &Bound<'_, PyAny>) -> PyResult<u64> {
-        Ok(self.inner.estimate(key_bytes(key)?.as_slice()))
+    fn estimate(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u64> {
+        Ok(match key_bytes(key)? {
+            KeyBytes::Int(k) => self.inner.read(py, |s| s.estimate(&k)),
+            k => self.inner.read(py, |s| s.estimate(k.as_slice())),
+        })
     }
 
     /// Estimates for every key, as a NumPy ``uint64`` array.
@@ -226,25 +258,55 @@ impl CountMinSketch {
     }
 
     /// Adds `other`'s counts (same dimensions, scheme and seed).
-    fn merge(&mut self, other: &CountMinSketch) -> PyResult<()> {
-        self.inner.merge(&other.inner).map_err(to_py)
+    fn merge(slf: &Bound<'_, Self>, other: &Bound<'_, CountMinSketch>) -> PyResult<()> {
+        let py = slf.py();
+        if slf.is(other) {
+            // Merging a sketch into itself doubles it: from a copy, as its
+            // lock cannot be held for writing and reading at once.
+            let copy = slf.get().inner.read_detached(py, Clone::clone);
+            return slf
+                .get()
+                .inner
+                .write_detached(py, |s| s.merge(&copy))
+                .map_err(to_py);
+        }
+        write_from(py, &slf.get().inner, &other.get().inner, |a, b| a.merge(b)).map_err(to_py)
+    }
+
+    /// ``==`` and ``!=``: equal parameters and counters.
+    fn __richcmp__(
+        &self,
+        py: Python<'_>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
+        let Ok(other) = other.cast::<CountMinSketch>() else {
+            return Ok(py.NotImplemented());
+        };
+        let equal = read_both(py, &self.inner, &other.get().inner, |a, b| a == b);
+        Ok(match op {
+            CompareOp::Eq => equal.into_pyobject(py)?.to_owned().into_any().unbind(),
+            CompareOp::Ne => (!equal).into_pyobject(py)?.to_owned().into_any().unbind(),
+            _ => py.NotImplemented(),
+        })
     }
 
     /// Sets every counter to zero.
-    fn clear(&mut self) {
-        self.inner.clear();
+    fn clear(&self, py: Python<'_>) {
+        self.inner
+            .write_detached(py, lesshash::CountMinSketch::clear);
     }
 
-    fn copy(&self) -> CountMinSketch {
-        self.clone()
+    fn copy(&self, py: Python<'_>) -> CountMinSketch {
+        CountMinSketch::wrap(self.inner.read_detached(py, Clone::clone))
     }
 
-    fn __copy__(&self) -> CountMinSketch {
-        self.clone()
+    fn __copy__(&self, py: Python<'_>) -> CountMinSketch {
+        self.copy(py)
     }
 
-    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> CountMinSketch {
-        self.clone()
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> CountMinSketch {
+        self.copy(py)
     }
 
     /// The sketch in lesshash's binary Count-Min format.
@@ -256,7 +318,7 @@ impl CountMinSketch {
     /// verified (`ValueError` names the one at fault).
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, data: &Bound<'_, PyAny>) -> PyResult<CountMinSketch> {
-        persist::from_bytes(data).map(|inner| CountMinSketch { inner })
+        persist::from_bytes(data).map(CountMinSketch::wrap)
     }
 
     /// Writes the sketch to `path` atomically (a temporary file beside it,
@@ -268,7 +330,7 @@ impl CountMinSketch {
     /// Reads a sketch written by `save` or the crate.
     #[classmethod]
     fn load(cls: &Bound<'_, PyType>, path: std::path::PathBuf) -> PyResult<CountMinSketch> {
-        persist::load(cls.py(), &path).map(|inner| CountMinSketch { inner })
+        persist::load(cls.py(), &path).map(CountMinSketch::wrap)
     }
 
     fn __reduce__<'py>(
@@ -279,55 +341,56 @@ impl CountMinSketch {
 
     /// Counters per table.
     #[getter]
-    fn width(&self) -> u64 {
-        self.inner.width()
+    fn width(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |s| s.width())
     }
 
     /// Tables per copy.
     #[getter]
-    fn depth(&self) -> u32 {
-        self.inner.depth()
+    fn depth(&self, py: Python<'_>) -> u32 {
+        self.inner.read(py, |s| s.depth())
     }
 
     /// The sum of all counts added (saturating).
     #[getter]
-    fn total(&self) -> u64 {
-        self.inner.total()
+    fn total(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |s| s.total())
     }
 
     #[getter]
-    fn scheme(&self) -> &'static str {
-        self.inner.scheme().name()
+    fn scheme(&self, py: Python<'_>) -> &'static str {
+        self.inner.read(py, |s| s.scheme().name())
     }
 
     #[getter]
-    fn seed(&self) -> u64 {
-        self.inner.seed()
+    fn seed(&self, py: Python<'_>) -> u64 {
+        self.inner.read(py, |s| s.seed())
     }
 
     #[getter]
-    fn conservative(&self) -> bool {
-        self.inner.is_conservative()
+    fn conservative(&self, py: Python<'_>) -> bool {
+        self.inner.read(py, |s| s.is_conservative())
     }
 
     /// Memory held by the counters, in bytes.
     #[getter]
-    fn nbytes(&self) -> usize {
-        self.inner.size_in_bytes()
+    fn nbytes(&self, py: Python<'_>) -> usize {
+        self.inner.read(py, |s| s.size_in_bytes())
     }
 
-    fn __repr__(&self) -> String {
-        let s = &self.inner;
-        format!(
-            "CountMinSketch(scheme='{}', width={}, depth={}, copies={}, conservative={}, \
+    fn __repr__(&self, py: Python<'_>) -> String {
+        self.inner.read(py, |s| {
+            format!(
+                "CountMinSketch(scheme='{}', width={}, depth={}, copies={}, conservative={}, \
              total={}, seed={:#x})",
-            s.scheme().name(),
-            s.width(),
-            s.depth(),
-            s.copies(),
-            if s.is_conservative() { "True" } else { "False" },
-            s.total(),
-            s.seed(),
-        )
+                s.scheme().name(),
+                s.width(),
+                s.depth(),
+                s.copies(),
+                if s.is_conservative() { "True" } else { "False" },
+                s.total(),
+                s.seed(),
+            )
+        })
     }
 }

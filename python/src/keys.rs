@@ -27,7 +27,7 @@ use arrow_array::{Array, ArrayRef, ArrowPrimitiveType};
 use arrow_schema::DataType;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyMemoryView, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple};
 
 /// One key's canonical bytes.
 pub enum KeyBytes<'a> {
@@ -50,7 +50,28 @@ impl KeyBytes<'_> {
 }
 
 /// The bytes of one Python key (module docs for the rule).
+///
+/// Exact `int` and `str`, the common keys, are told by their type alone and
+/// skip the checks for the other key types; they give the bytes the
+/// general rule gives ([`generic_key_bytes`] comes to the same calls for
+/// them, after the checks).
+#[inline]
 pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
+    if obj.is_exact_instance_of::<PyInt>() {
+        return int_bytes(obj).map(KeyBytes::Int);
+    }
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        // UTF-8 borrowed from the object: for an ASCII `str` its own data,
+        // else the UTF-8 copy CPython caches in the object on first use.
+        return Ok(KeyBytes::Borrowed(s.to_str()?.as_bytes()));
+    }
+    generic_key_bytes(obj)
+}
+
+/// The general rule: subclasses of `int` and `str` (`bool`, enums), NumPy
+/// scalars, `bytes` and the other bytes-like types, and the refusals.
+#[cold]
+fn generic_key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(KeyBytes::Borrowed(s.to_str()?.as_bytes()));
     }
@@ -88,10 +109,18 @@ pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
 }
 
 /// An integer's 8 bytes: `i64` when negative, `u64` otherwise.
+#[inline]
 fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
-    if let Ok(v) = obj.extract::<i64>() {
-        return Ok(v.to_le_bytes());
+    match obj.extract::<i64>() {
+        Ok(v) => Ok(v.to_le_bytes()),
+        Err(_) => wide_int_bytes(obj),
     }
+}
+
+/// [`int_bytes`] beyond `i64`: `2**63 ..= 2**64 - 1` as `u64`, else the
+/// error.
+#[cold]
+fn wide_int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
     if let Ok(v) = obj.extract::<u64>() {
         return Ok(v.to_le_bytes());
     }
@@ -102,6 +131,69 @@ fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
          i64 or u64; hash wider ints as str or bytes)",
         index.repr()?
     )))
+}
+
+/// The keys of a batch of Python objects, read in one pass: as `u64` while
+/// every key is an integer (the crate's batch hashes a `u64` as its 8
+/// little-endian bytes, so the answers are those of the bytes), as bytes
+/// from the first key that is not.
+///
+/// Bytes are copied (into one [`KeyBuffer`]) rather than borrowed from the
+/// objects: the batch then runs with the GIL released, when another thread
+/// may drop the objects (by changing the list that held them).
+#[derive(Default)]
+pub struct Collected {
+    ints: Vec<u64>,
+    bytes: Option<KeyBuffer>,
+}
+
+/// A [`Collected`] batch, for the sink.
+pub enum Batch<'a> {
+    U64(&'a [u64]),
+    Bytes(&'a KeyBuffer),
+}
+
+impl Collected {
+    #[inline]
+    pub fn push(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = key_bytes(obj)?;
+        match (&mut self.bytes, key) {
+            (None, KeyBytes::Int(b)) => self.ints.push(u64::from_le_bytes(b)),
+            (Some(buf), key) => buf.push(key.as_slice()),
+            (None, key) => self.switch_to_bytes().push(key.as_slice()),
+        }
+        Ok(())
+    }
+
+    /// From integers to bytes: the integers so far as their 8 bytes each.
+    #[cold]
+    fn switch_to_bytes(&mut self) -> &mut KeyBuffer {
+        let mut buf = KeyBuffer::default();
+        buf.data.reserve(8 * self.ints.len());
+        for &v in &self.ints {
+            buf.push(&v.to_le_bytes());
+        }
+        self.ints = Vec::new();
+        self.bytes.insert(buf)
+    }
+
+    pub fn len(&self) -> usize {
+        self.bytes.as_ref().map_or(self.ints.len(), KeyBuffer::len)
+    }
+
+    pub fn clear(&mut self) {
+        self.ints.clear();
+        if let Some(buf) = &mut self.bytes {
+            buf.clear();
+        }
+    }
+
+    pub fn batch(&self) -> Batch<'_> {
+        match &self.bytes {
+            None => Batch::U64(&self.ints),
+            Some(buf) => Batch::Bytes(buf),
+        }
+    }
 }
 
 /// Keys copied out of Python objects into one buffer, so that the batch can
@@ -151,22 +243,35 @@ pub const CHUNK: usize = 1 << 16;
 /// of each chunk's first key. An error names the offending key's index.
 pub fn for_each_chunk(
     iterable: &Bound<'_, PyAny>,
-    mut f: impl FnMut(&KeyBuffer, usize) -> PyResult<()>,
+    f: impl FnMut(&Collected, usize) -> PyResult<()>,
 ) -> PyResult<()> {
-    let mut buf = KeyBuffer::default();
+    // Lists and tuples are read by index, without an iterator object.
+    if let Ok(list) = iterable.cast_exact::<PyList>() {
+        chunks(iterable.py(), list.iter().map(Ok), f)
+    } else if let Ok(tuple) = iterable.cast_exact::<PyTuple>() {
+        chunks(iterable.py(), tuple.iter().map(Ok), f)
+    } else {
+        chunks(iterable.py(), iterable.try_iter()?, f)
+    }
+}
+
+fn chunks<'py>(
+    py: Python<'py>,
+    items: impl Iterator<Item = PyResult<Bound<'py, PyAny>>>,
+    mut f: impl FnMut(&Collected, usize) -> PyResult<()>,
+) -> PyResult<()> {
+    let mut keys = Collected::default();
     let mut first = 0;
-    for (i, item) in iterable.try_iter()?.enumerate() {
-        let item = item?;
-        let key = key_bytes(&item).map_err(|e| at_index(iterable.py(), e, i))?;
-        buf.push(key.as_slice());
-        if buf.len() == CHUNK {
-            f(&buf, first)?;
-            first += buf.len();
-            buf.clear();
+    for (i, item) in items.enumerate() {
+        keys.push(&item?).map_err(|e| at_index(py, e, i))?;
+        if keys.len() == CHUNK {
+            f(&keys, first)?;
+            first += keys.len();
+            keys.clear();
         }
     }
-    if buf.len() > 0 || first == 0 {
-        f(&buf, first)?;
+    if keys.len() > 0 || first == 0 {
+        f(&keys, first)?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ mod count_min;
 mod errors;
 mod keys;
 mod persist;
+mod shared;
 
 use pyo3::prelude::*;
 

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::errors::{bytes_like, to_py};
+use crate::shared::Shared;
 
 /// A crate type with a binary format.
 pub trait Persisted: Sized + Send + Sync {
@@ -50,8 +51,8 @@ impl Persisted for lesshash::CountMinSketch {
 }
 
 /// `value` serialized, as Python `bytes`.
-pub fn to_bytes<'py, T: Persisted>(py: Python<'py>, value: &T) -> Bound<'py, PyBytes> {
-    let bytes = py.detach(|| value.to_bytes());
+pub fn to_bytes<'py, T: Persisted>(py: Python<'py>, value: &Shared<T>) -> Bound<'py, PyBytes> {
+    let bytes = value.read_detached(py, T::to_bytes);
     PyBytes::new(py, &bytes)
 }
 
@@ -64,8 +65,10 @@ pub fn from_bytes<T: Persisted>(data: &Bound<'_, PyAny>) -> PyResult<T> {
 
 /// Writes `value` to `path` atomically (a temporary file beside it, synced,
 /// renamed over it).
-pub fn save<T: Persisted>(py: Python<'_>, value: &T, path: &Path) -> PyResult<()> {
-    py.detach(|| value.write_file(path)).map_err(to_py)
+pub fn save<T: Persisted>(py: Python<'_>, value: &Shared<T>, path: &Path) -> PyResult<()> {
+    value
+        .read_detached(py, |v| v.write_file(path))
+        .map_err(to_py)
 }
 
 /// Reads a value written by `save`, the crate or the CLI.
