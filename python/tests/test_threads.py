@@ -53,6 +53,7 @@ def test_threads_add_and_query_one_filter_at_once():
     remaining = [WRITERS]
     lock = threading.Lock()
     queries = [0]
+    calls = []
 
     def writer(i):
         def run():
@@ -60,17 +61,19 @@ def test_threads_add_and_query_one_filter_at_once():
             third = len(part) // 3
             # Every batch form: NumPy (zero copy), a list (fast int path),
             # and single keys.
-            bf.add_many(part[:third])
-            if i == 0:
-                first_done.set()
-            bf.add_many(part[third : 2 * third].tolist())
-            for k in part[2 * third : 2 * third + 2000].tolist():
-                bf.add(k)
-            bf.update(tuple(part[2 * third + 2000 :].tolist()))
-            with lock:
-                remaining[0] -= 1
-                if remaining[0] == 0:
-                    writers_done.set()
+            try:
+                bf.add_many(part[:third])
+                if i == 0:
+                    first_done.set()
+                bf.add_many(part[third : 2 * third].tolist())
+                for k in part[2 * third : 2 * third + 2000].tolist():
+                    bf.add(k)
+                bf.update(tuple(part[2 * third + 2000 :].tolist()))
+            finally:
+                with lock:
+                    remaining[0] -= 1
+                    if remaining[0] == 0:
+                        writers_done.set()
 
         return run
 
@@ -81,7 +84,8 @@ def test_threads_add_and_query_one_filter_at_once():
             got = bf.contains_many(probes)
             assert got.shape == probes.shape
             one = [k in bf for k in first_part[:200]]
-            _ = (bf.fill_ratio, bf.insert_calls, bf.estimated_len, repr(bf))
+            _ = (bf.fill_ratio, bf.estimated_len, repr(bf))
+            calls.append(bf.insert_calls)
             if seen:
                 # Keys added before the query began are members, however
                 # the query interleaves with the other writers.
@@ -92,6 +96,8 @@ def test_threads_add_and_query_one_filter_at_once():
     errors = run_threads([writer(i) for i in range(WRITERS)] + [reader] * READERS)
     assert not errors, errors
     assert queries[0] > 0
+    # Queries ran while keys were being added (the test tests something).
+    assert any(0 < c < N for c in calls), sorted(set(calls))[:10]
     assert bf.contains_many(keys).all(), "an added key is missing"
     assert all(k in bf for k in keys[:2000].tolist())
     ref = BloomFilter(N, 0.01, seed=9)
@@ -172,14 +178,16 @@ def test_count_min_sketch_shared_by_threads():
 
     def writer(i):
         def run():
-            cms.add_many(parts[i][:50_000])
-            cms.add_many(parts[i][50_000:].tolist())
-            for k in parts[i][:100].tolist():
-                cms.add(k, 2)
-            with lock:
-                remaining[0] -= 1
-                if remaining[0] == 0:
-                    done.set()
+            try:
+                cms.add_many(parts[i][:50_000])
+                cms.add_many(parts[i][50_000:].tolist())
+                for k in parts[i][:100].tolist():
+                    cms.add(k, 2)
+            finally:
+                with lock:
+                    remaining[0] -= 1
+                    if remaining[0] == 0:
+                        done.set()
 
         return run
 
