@@ -58,7 +58,7 @@ impl KeyBytes<'_> {
 #[inline]
 pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
     if obj.is_exact_instance_of::<PyInt>() {
-        return int_bytes(obj).map(KeyBytes::Int);
+        return exact_int_bytes(obj).map(KeyBytes::Int);
     }
     if let Ok(s) = obj.cast_exact::<PyString>() {
         // UTF-8 borrowed from the object: for an ASCII `str` its own data,
@@ -106,6 +106,28 @@ fn generic_key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
         "unsupported key type {}: keys are int, str, bytes, or arrays of them",
         obj.get_type().name()?
     )))
+}
+
+/// [`int_bytes`] of an exact `int`, read by CPython's
+/// `PyLong_AsLongLongAndOverflow`, which reports values beyond `i64` in a
+/// flag instead of an `OverflowError`: raising and dropping that error cost
+/// about 120 ns per key in `2**63 ..= 2**64 - 1` (the upper half of the
+/// `u64` keys) against about 25 for the whole query of a smaller key.
+#[allow(unsafe_code)]
+#[inline]
+fn exact_int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
+    let mut overflow: std::ffi::c_int = 0;
+    // SAFETY: `obj` is a live object (a `Bound`, so this thread is
+    // attached) of type exactly `int`, which the call reads without running
+    // Python code; `overflow` is a valid `int` to write.
+    let v: i64 = unsafe { pyo3::ffi::PyLong_AsLongLongAndOverflow(obj.as_ptr(), &mut overflow) };
+    match overflow {
+        0 if v != -1 => Ok(v.to_le_bytes()),
+        // Above i64: a u64, or the error.
+        1 => wide_int_bytes(obj),
+        // -1 itself or an error (-1 is also the error value), or below i64.
+        _ => int_bytes(obj),
+    }
 }
 
 /// An integer's 8 bytes: `i64` when negative, `u64` otherwise.
