@@ -17,7 +17,10 @@ mod shared;
 
 use pyo3::prelude::*;
 
-#[pymodule]
+// Safe without the GIL (free-threaded CPython): the classes are frozen and
+// keep their state behind `shared::Shared`'s lock, which never runs Python
+// code while held; keys are read from Python objects before it is taken.
+#[pymodule(gil_used = false)]
 fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bloom::BloomFilter>()?;
     m.add_class::<count_min::CountMinSketch>()?;
