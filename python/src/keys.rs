@@ -55,7 +55,7 @@ impl KeyBytes<'_> {
 /// skip the checks for the other key types; they give the bytes the
 /// general rule gives ([`generic_key_bytes`] comes to the same calls for
 /// them, after the checks).
-#[inline]
+#[inline(always)]
 pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
     if obj.is_exact_instance_of::<PyInt>() {
         return exact_int_bytes(obj).map(KeyBytes::Int);
@@ -114,7 +114,7 @@ fn generic_key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
 /// about 120 ns per key in `2**63 ..= 2**64 - 1` (the upper half of the
 /// `u64` keys) against about 25 for the whole query of a smaller key.
 #[allow(unsafe_code)]
-#[inline]
+#[inline(always)]
 fn exact_int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
     let mut overflow: std::ffi::c_int = 0;
     // SAFETY: `obj` is a live object (a `Bound`, so this thread is
@@ -131,7 +131,7 @@ fn exact_int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
 }
 
 /// An integer's 8 bytes: `i64` when negative, `u64` otherwise.
-#[inline]
+#[inline(never)]
 fn int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
     match obj.extract::<i64>() {
         Ok(v) => Ok(v.to_le_bytes()),
