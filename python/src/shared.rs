@@ -19,9 +19,11 @@
 //! after taking it back. So a thread holding the GIL that sees no
 //! registered writer may read, and one that sees nobody registered may
 //! write, until it releases the GIL: nobody can register meanwhile. This
-//! saves the lock's two atomic read-modify-writes, which measured about a
-//! fifth of a one-key query (docs/python.md). Free-threaded builds
-//! (`Py_GIL_DISABLED`) have no such guarantee and take the lock every time.
+//! saves the lock's two atomic read-modify-writes: 3.7 of 32 ns of a
+//! `key in bf` loop on a filter in the cache, 5.6 of 39 on a 1e6-key filter
+//! (the 2-core development machine, the same build with and without).
+//! Free-threaded builds (`Py_GIL_DISABLED`) have no such guarantee and take
+//! the lock every time.
 //!
 //! Poisoning is ignored: a panic inside the crate (a bug) reaches the
 //! caller as `PanicException`, and the value stays usable as the
