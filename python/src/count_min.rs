@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
-use crate::batch::{Sink, feed};
+use crate::batch::{PARALLEL_FROM, Sink, feed};
 use crate::errors::{to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -47,14 +47,36 @@ struct Add<'a> {
     count: u64,
 }
 
+/// Batch adds, on rayon's threads from [`PARALLEL_FROM`] keys on (the
+/// crate's parallel adds give the sequential counters; conservative
+/// sketches run sequentially there).
 impl Sink for Add<'_> {
     fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
         let count = self.count;
-        self.sketch.write_detached(py, |s| s.add_batch(keys, count));
+        self.sketch.write_detached(py, |s| add(s, keys, count));
     }
     fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
         let count = self.count;
-        self.sketch.write_detached(py, |s| s.add_batch(keys, count));
+        self.sketch.write_detached(py, |s| add(s, keys, count));
+    }
+}
+
+fn add<K: lesshash::Key + Sync>(sketch: &mut lesshash::CountMinSketch, keys: &[K], count: u64) {
+    if keys.len() >= PARALLEL_FROM {
+        sketch.par_add_batch(keys, count);
+    } else {
+        sketch.add_batch(keys, count);
+    }
+}
+
+fn add_updates<K: lesshash::Key + Sync>(
+    sketch: &mut lesshash::CountMinSketch,
+    updates: &[(K, u64)],
+) {
+    if updates.len() >= PARALLEL_FROM {
+        sketch.par_add_updates(updates);
+    } else {
+        sketch.add_updates(updates);
     }
 }
 
@@ -79,7 +101,7 @@ impl Sink for AddCounts<'_> {
         self.sketch.write_detached(py, |s| {
             let updates: Vec<(u64, u64)> =
                 keys.iter().copied().zip(counts.iter().copied()).collect();
-            s.add_updates(&updates);
+            add_updates(s, &updates);
         });
     }
     fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], first: usize) {
@@ -87,7 +109,7 @@ impl Sink for AddCounts<'_> {
         self.sketch.write_detached(py, |s| {
             let updates: Vec<(&[u8], u64)> =
                 keys.iter().copied().zip(counts.iter().copied()).collect();
-            s.add_updates(&updates);
+            add_updates(s, &updates);
         });
     }
 }

@@ -37,6 +37,27 @@ def test_estimates_never_undercount_and_batches_agree(scheme, conservative):
     assert over <= 0.05 * len(keys) + 1
 
 
+@pytest.mark.parametrize("scheme", ["double", "independent"])
+@pytest.mark.parametrize("conservative", [False, True])
+def test_large_batches_on_threads_equal_small_ones(scheme, conservative):
+    """From 131,072 keys the package adds on rayon's threads (the crate's
+    partitioned adds; conservative sketches stay sequential): the counters
+    must equal those of the same stream added in small batches."""
+    rng = np.random.default_rng(2)
+    stream = rng.zipf(1.2, size=300_000).astype(np.int64)
+    counts = rng.integers(0, 1000, size=len(stream), dtype=np.uint64)
+    big = CountMinSketch(width=10_007, depth=4, scheme=scheme, conservative=conservative, seed=5)
+    small = CountMinSketch(width=10_007, depth=4, scheme=scheme, conservative=conservative, seed=5)
+    big.add_many(stream)
+    big.add_many(stream, counts=counts)
+    for part in np.array_split(stream, 40):
+        small.add_many(part)
+    for part, c in zip(np.array_split(stream, 40), np.array_split(counts, 40)):
+        small.add_many(part, counts=c)
+    assert big.total == small.total == len(stream) + int(counts.sum())
+    assert big.to_bytes() == small.to_bytes()
+
+
 def test_counts():
     s = CountMinSketch(width=1009, depth=4)
     s.add("a", 5)
