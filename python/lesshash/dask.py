@@ -8,20 +8,26 @@ filter a single process would build from all the keys, whatever the
 partitioning.
 
 ``isin`` and ``filter_frame`` map each partition to a boolean mask or a
-filtered frame. The filter enters the task graph once, as a single
-delayed object that every partition task depends on, so the distributed
-scheduler ships it to each worker once, not once per task.
+filtered frame. With a distributed client the filter does not travel in
+the task graph (through the scheduler, which warns about large graphs):
+it is scattered to every worker once, under a key derived from its
+contents, and the tasks refer to it by that future; the copies go when
+the last collection or future that refers to it is gone. Without a
+client (the local schedulers) the tasks use the caller's filter itself.
 
 Requires the ``dask`` extra: ``pip install "./python[dask]"``.
 """
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 
 try:
     import dask
     from dask.delayed import Delayed, delayed
+    from dask.sizeof import sizeof
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "lesshash.dask needs Dask: pip install 'dask[dataframe]' distributed "
@@ -50,8 +56,35 @@ def _register_serializers() -> None:
     def _deserialize(header, frames):
         return BloomFilter.from_bytes(frames[0])
 
+    # A filter already in its binary form (see _scatter): sent as that
+    # frame, so the bytes that name it are the bytes that travel, and it
+    # arrives as a BloomFilter.
+    @dask_serialize.register(_Serialized)
+    def _serialize_bytes(s: _Serialized):
+        return {}, [s.data]
+
+    @dask_deserialize.register(_Serialized)
+    def _deserialize_bytes(header, frames):
+        return BloomFilter.from_bytes(frames[0])
+
+
+class _Serialized:
+    """A filter's ``to_bytes()``, to scatter without serialising it twice."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
+
 
 _register_serializers()
+
+
+# The scheduler's memory accounting and the workers' spilling see the bit
+# array, not the Python object's few bytes.
+@sizeof.register(BloomFilter)
+def _sizeof(bf: BloomFilter) -> int:
+    return bf.nbytes
 
 
 def _empty(expected_items, fpr, layout, scheme, seed) -> BloomFilter:
@@ -151,50 +184,127 @@ def build(
 
 def as_delayed(bloom: BloomFilter | Delayed) -> Delayed:
     """The filter as one delayed object, to pass to many tasks: the graph
-    holds it once, so each worker receives it once."""
+    holds it once, so each worker receives it once (with the graph)."""
     if isinstance(bloom, Delayed):
         return bloom
+    _check(bloom)
+    # A content-derived name: the same filter passed twice is one node.
+    return delayed(bloom, name=_key(bloom.to_bytes()), traverse=False)
+
+
+def _check(bloom) -> None:
     if not isinstance(bloom, BloomFilter):
         raise TypeError(f"expected a lesshash.BloomFilter, got {type(bloom).__name__}")
-    # A content-derived name: the same filter passed twice is one node.
-    token = dask.base.tokenize(bloom.to_bytes())
-    return delayed(bloom, name=f"lesshash-bloom-{token}", traverse=False)
+
+
+def _key(data: bytes) -> str:
+    """A key for a filter's contents: its format's XXH3-64 header and
+    whole-file checksums (docs/format.md), already computed by to_bytes;
+    hashing 12 MB again in Python would cost more than sending it."""
+    return f"lesshash-bloom-{data[56:64].hex()}{data[-8:].hex()}"
+
+
+def _client(client):
+    """The distributed client to scatter the filter with, or None.
+
+    ``client=None``: the default client (the one ``Client()`` makes the
+    scheduler of ``compute``), unless the configured scheduler is a local
+    one; ``client=False``: none.
+    """
+    if client is False:
+        return None
+    if client is not None:
+        return client
+    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"):
+        return None
+    try:
+        from distributed import default_client
+    except ImportError:  # Dask without distributed
+        return None
+    try:
+        return default_client()
+    except ValueError:  # no client
+        return None
+
+
+def _scatter(bloom: BloomFilter, client):
+    """A future of the filter, held by every worker of ``client``.
+
+    Broadcast puts a copy on each worker (sent by the client to one of
+    them, then from worker to worker), outside the graph. The key is the
+    filter's contents: scattering the same filter again rewrites the same
+    key instead of adding a copy, and a filter changed since is a new key,
+    never a stale copy. The future is reference-counted: when the last
+    collection or future that refers to the key is gone, the scheduler
+    releases it on every worker.
+    """
+    data = bloom.to_bytes()
+    key = _key(data)
+    return client.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+
+
+def _filter_arg(bloom, client):
+    """What the partition tasks get: a future of the scattered filter with
+    a distributed client, else the filter itself (a delayed node named
+    uniquely, so naming it costs no pass over its bits)."""
+    if isinstance(bloom, Delayed):
+        return bloom
+    _check(bloom)
+    client = _client(client)
+    if client is not None:
+        return _scatter(bloom, client)
+    return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
+
+
+def _mask(bloom: BloomFilter, keys) -> np.ndarray:
+    # pandas hands its NumPy int64 columns over as views and Arrow-backed
+    # ones through the Arrow PyCapsule interface (lesshash._keys): no copy
+    # of the keys. The mask is a fresh array the caller may own.
+    return bloom.contains_many(keys) if len(keys) else np.zeros(0, dtype=bool)
 
 
 def _isin_partition(part, bloom: BloomFilter):
     import pandas as pd
 
-    mask = bloom.contains_many(part) if len(part) else np.zeros(0, dtype=bool)
-    return pd.Series(mask, index=part.index, name=part.name)
+    # copy=False: pandas 3 copies an ndarray given to Series() by default.
+    return pd.Series(_mask(bloom, part), index=part.index, name=part.name, copy=False)
 
 
-def isin(series, bloom: BloomFilter | Delayed):
+def isin(series, bloom: BloomFilter | Delayed, *, client=None):
     """A boolean Dask Series: whether each key may be in ``bloom`` (no false
-    negatives; false positives at the filter's rate)."""
+    negatives; false positives at the filter's rate).
+
+    ``client``: the distributed client that will compute the result; the
+    filter is scattered to its workers once. By default the default client
+    if there is one; ``False`` (or no client) puts the filter in the graph,
+    which the local schedulers use without copying it.
+    """
     return series.map_partitions(
         _isin_partition,
-        as_delayed(bloom),
+        _filter_arg(bloom, client),
         meta=(series.name, "bool"),
     )
 
 
 def _filter_partition(df, column, bloom: BloomFilter, invert: bool):
-    keys = df[column]
-    mask = bloom.contains_many(keys) if len(keys) else np.zeros(0, dtype=bool)
+    mask = _mask(bloom, df[column])
     if invert:
-        mask = ~mask
+        np.logical_not(mask, out=mask)
     return df[mask]
 
 
-def filter_frame(df, column: str, bloom: BloomFilter | Delayed, invert: bool = False):
+def filter_frame(
+    df, column: str, bloom: BloomFilter | Delayed, invert: bool = False, *, client=None
+):
     """The rows of a Dask DataFrame whose ``column`` may be in ``bloom``
-    (``invert=True``: the rows certainly not in it)."""
+    (``invert=True``: the rows certainly not in it). ``client`` as for
+    ``isin``."""
     if column not in df.columns:
         raise KeyError(f"column {column!r} is not in the frame (columns: {list(df.columns)})")
     return df.map_partitions(
         _filter_partition,
         column,
-        as_delayed(bloom),
+        _filter_arg(bloom, client),
         invert,
         meta=df._meta,
     )

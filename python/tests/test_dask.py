@@ -1,20 +1,29 @@
 """lesshash.dask on a real distributed.LocalCluster with two worker
-processes: builds are bit-identical to one process, masks and filtered
-frames are exact on members, and the filter enters the graph once."""
+processes: builds are bit-identical to one process (also when a worker
+process is killed mid-build), masks and filtered frames are exact on
+members, the filter reaches each worker once outside the graph and is
+released with the last collection that uses it."""
 
 from __future__ import annotations
 
+import gc
+import os
 import pickle
+import signal
+import time
+import warnings
 
+# Plain imports, not importorskip: Dask and distributed are in the `test`
+# extra, and a missing one must fail the suite, not skip the cluster tests.
+import dask.bag as db
+import dask.dataframe as dd
+import distributed
 import numpy as np
+import pandas as pd
 import pytest
 
-dd = pytest.importorskip("dask.dataframe")
-db = pytest.importorskip("dask.bag")
-pd = pytest.importorskip("pandas")
-
-import lesshash.dask as ld  # noqa: E402
-from lesshash import BloomFilter  # noqa: E402
+import lesshash.dask as ld
+from lesshash import BloomFilter
 
 
 def test_build_over_a_series_is_bit_identical(dask_client):
@@ -68,18 +77,112 @@ def test_isin_and_filter_frame(dask_client):
         ld.filter_frame(ddf, "nope", bf)
 
 
-def test_the_filter_enters_the_graph_once():
-    """One graph node holds the filter, whatever the number of partitions:
-    the scheduler ships it to each worker once."""
+def _graph(collection) -> dict:
+    return dict(collection.__dask_graph__())
+
+
+def test_without_a_client_the_graph_holds_the_filter_itself(dask_client):
+    """client=False (as with no client at all): one graph node holds the
+    caller's filter object, whatever the number of partitions, so the
+    local schedulers use it without a copy."""
     bf = BloomFilter(1_000_000, 0.01)  # 1.2 MB
+    bf.add_many(np.arange(0, 64_000, 3, dtype=np.int64))
     frame = pd.DataFrame({"id": np.arange(64_000, dtype=np.int64)})
     ddf = dd.from_pandas(frame, npartitions=32)
-    for result in (ld.isin(ddf["id"], bf), ld.filter_frame(ddf, "id", bf)):
-        graph = dict(result.__dask_graph__())
+    expected = bf.contains_many(frame["id"])
+    for result in (ld.isin(ddf["id"], bf, client=False),
+                   ld.filter_frame(ddf, "id", bf, client=False)):
+        graph = _graph(result)
         holders = [k for k in graph if "lesshash-bloom" in str(k)]
         assert len(holders) == 1, holders
-        size = len(pickle.dumps(graph))
-        assert bf.nbytes < size < 2 * bf.nbytes, size
+        assert getattr(graph[holders[0]], "value", None) is bf  # a DataNode of it
+        assert not any(isinstance(v, distributed.Future) for v in graph.values())
+    got = ld.isin(ddf["id"], bf, client=False).compute(scheduler="sync")
+    assert (got.to_numpy() == expected).all()
+    got = ld.filter_frame(ddf, "id", bf, client=False).compute(scheduler="threads")
+    assert (got["id"].to_numpy() == frame["id"].to_numpy()[expected]).all()
+
+
+def _bloom_keys(dask_scheduler) -> dict:
+    """The scheduler's lesshash filter keys: key -> workers holding it."""
+    return {
+        k: sorted(ws.address for ws in ts.who_has or ())
+        for k, ts in dask_scheduler.tasks.items()
+        if str(k).startswith("lesshash-bloom")
+    }
+
+
+def _worker_copies(dask_worker) -> int:
+    return sum(str(k).startswith("lesshash-bloom") for k in dask_worker.data)
+
+
+def _wait_released(client, timeout=10.0):
+    """Until no worker holds a filter and the scheduler forgot them all."""
+    deadline = time.monotonic() + timeout
+    while True:
+        gc.collect()
+        keys = client.run_on_scheduler(_bloom_keys)
+        copies = sum(client.run(_worker_copies).values())
+        if not keys and not copies:
+            return
+        assert time.monotonic() < deadline, (keys, copies)
+        time.sleep(0.05)
+
+
+def test_the_filter_reaches_each_worker_once_outside_the_graph(dask_client):
+    """With a client: the graph holds a future, not the filter (no
+    large-graph warning for a 12 MB filter); one copy per worker; the
+    same filter twice is one key; a changed filter a new key, never a
+    stale copy; everything released with the collections."""
+    _wait_released(dask_client)
+    workers = sorted(dask_client.scheduler_info()["workers"])
+    bf = BloomFilter(10_000_000, 0.01)  # 12 MB: over Dask's 10 MB warning
+    bf.add_many(np.arange(0, 40_000, 2, dtype=np.int64))
+    ids = dd.from_pandas(pd.Series(np.arange(40_000, dtype=np.int64), name="id"), npartitions=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = ld.isin(ids, bf)
+        b = ld.filter_frame(ids.to_frame(), "id", bf)
+        # The graph: the keys' partitions (320 kB) and a future.
+        assert len(pickle.dumps(_graph(a))) < bf.nbytes // 20
+        assert a.sum().compute() == 20_000
+        assert (b.compute()["id"] % 2 == 0).sum() == 20_000
+    assert not [w for w in caught if "large graph" in str(w.message)], caught
+    keys = dask_client.run_on_scheduler(_bloom_keys)
+    assert list(keys.values()) == [workers], keys  # one key, on every worker
+    assert dask_client.run(_worker_copies) == dict.fromkeys(workers, 1)
+
+    bf.add_many(np.arange(1, 40_000, 2, dtype=np.int64))  # now every id
+    c = ld.isin(ids, bf)
+    assert c.sum().compute() == 40_000, "a stale copy of the filter answered"
+    assert a.sum().compute() == 20_000, "the earlier collection keeps its filter"
+    assert len(dask_client.run_on_scheduler(_bloom_keys)) == 2
+    del a, b, c
+    _wait_released(dask_client)
+
+
+def test_repeated_calls_do_not_accumulate_copies(dask_client):
+    """A pipeline that calls isin again and again, with new filters, holds
+    at most the filters of the collections it still has."""
+    _wait_released(dask_client)
+    ids = dd.from_pandas(pd.Series(np.arange(10_000, dtype=np.int64), name="id"), npartitions=4)
+    kept = None
+    for i in range(6):
+        bf = BloomFilter(10_000, 0.01, seed=i)
+        bf.add_many(np.arange(i, 10_000, 6, dtype=np.int64))
+        mask = ld.isin(ids, bf)
+        assert mask.sum().compute() >= len(range(i, 10_000, 6))
+        if i == 0:
+            kept = mask
+        del mask
+        gc.collect()
+        deadline = time.monotonic() + 10
+        while sum(dask_client.run(_worker_copies).values()) > 2 * (2 if i else 1):
+            assert time.monotonic() < deadline, dask_client.run_on_scheduler(_bloom_keys)
+            time.sleep(0.05)
+    assert kept.sum().compute() == len(range(0, 10_000, 6))
+    del kept
+    _wait_released(dask_client)
 
 
 def test_string_keys_from_arrow_backed_partitions(dask_client):
