@@ -135,6 +135,16 @@ def test_the_filter_reaches_each_worker_once_outside_the_graph(dask_client):
     same filter twice is one key; a changed filter a new key, never a
     stale copy; everything released with the collections."""
     _wait_released(dask_client)
+    # The Active Memory Manager drops replicas that no waiting task needs
+    # (every 2 s): off here, so that the test sees where scatter put them.
+    dask_client.amm.stop()
+    try:
+        _placement_and_release(dask_client)
+    finally:
+        dask_client.amm.start()
+
+
+def _placement_and_release(dask_client):
     workers = sorted(dask_client.scheduler_info()["workers"])
     bf = BloomFilter(10_000_000, 0.01)  # 12 MB: over Dask's 10 MB warning
     bf.add_many(np.arange(0, 40_000, 2, dtype=np.int64))
@@ -142,6 +152,8 @@ def test_the_filter_reaches_each_worker_once_outside_the_graph(dask_client):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         a = ld.isin(ids, bf)
+        # Broadcast: on every worker before any task asks for it.
+        assert list(dask_client.run_on_scheduler(_bloom_keys).values()) == [workers]
         b = ld.filter_frame(ids.to_frame(), "id", bf)
         # The graph: the keys' partitions (320 kB) and a future.
         assert len(pickle.dumps(_graph(a))) < bf.nbytes // 20
@@ -191,3 +203,71 @@ def test_string_keys_from_arrow_backed_partitions(dask_client):
     bf = ld.build(ddf, 3000, 0.01, column="k")
     assert bf.contains_many(words).all()
     assert ld.isin(ddf["k"], bf).compute().all()
+
+
+# --- a worker process killed mid-build ---------------------------------------
+
+KILL_PARTITIONS = 30
+KILL_KEYS_PER_PARTITION = 20_000
+
+
+def _slow_partition(part, log_dir, partition_info=None):
+    """The keys as they are, slowly (0.1 s), leaving a file per run so that
+    the test can tell a partition computed twice after the kill."""
+    i = partition_info["number"]
+    with open(os.path.join(log_dir, f"{i:03d}-{os.getpid()}-{time.monotonic_ns()}"), "w"):
+        pass
+    time.sleep(0.1)
+    return part
+
+
+def _in_memory_partitions(dask_scheduler) -> dict:
+    """worker address -> number of _slow_partition results it holds."""
+    held: dict = {}
+    for key, ts in dask_scheduler.tasks.items():
+        if "slow_partition" in str(key) and ts.state == "memory":
+            for ws in ts.who_has or ():
+                held[ws.address] = held.get(ws.address, 0) + 1
+    return held
+
+
+def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
+    """Four worker processes build a filter over 30 slow partitions; once
+    three partitions are done, the worker process holding the most results
+    is killed (SIGKILL: no goodbye to the scheduler). The scheduler
+    recomputes what it lost, and the filter must still be bit-identical to
+    one process's."""
+    keys = (np.arange(KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, dtype=np.int64) * 7919) - 12345
+    ref = BloomFilter(len(keys), 0.01, seed=11)
+    ref.add_many(keys)
+    series = dd.from_array(keys, chunksize=KILL_KEYS_PER_PARTITION)
+    assert series.npartitions == KILL_PARTITIONS
+    slow = series.map_partitions(_slow_partition, str(tmp_path), meta=series._meta)
+    with distributed.LocalCluster(
+        n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        lazy = ld.build(slow, len(keys), 0.01, seed=11, max_filters=4, compute=False)
+        future = client.compute(lazy)
+        deadline = time.monotonic() + 30
+        while True:
+            held = client.run_on_scheduler(_in_memory_partitions)
+            if sum(held.values()) >= 3:
+                break
+            assert time.monotonic() < deadline, "the build never started"
+            time.sleep(0.01)
+        victim = max(held, key=held.get)
+        # At least 27 partitions x 0.1 s over 4 workers remain: mid-build.
+        assert not future.done()
+        os.kill(pids[victim], signal.SIGKILL)
+        bf = future.result(timeout=60)
+        removed = client.run_on_scheduler(
+            lambda dask_scheduler: victim not in dask_scheduler.workers
+            or dask_scheduler.workers[victim].status.name != "running"
+        )
+    runs = sorted(p.name.split("-")[0] for p in tmp_path.iterdir())
+    # The victim's partition results were lost and computed again.
+    assert len(runs) > KILL_PARTITIONS, "no partition ran twice: the kill missed"
+    assert set(runs) == {f"{i:03d}" for i in range(KILL_PARTITIONS)}
+    assert removed
+    assert bf.to_bytes() == ref.to_bytes()
