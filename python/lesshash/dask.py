@@ -36,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ._lesshash import BloomFilter
 
-__all__ = ["build", "isin", "filter_frame", "as_delayed"]
+__all__ = ["build", "isin", "filter_frame", "scatter", "as_delayed"]
 
 
 def _register_serializers() -> None:
@@ -227,32 +227,54 @@ def _client(client):
         return None
 
 
-def _scatter(bloom: BloomFilter, client):
-    """A future of the filter, held by every worker of ``client``.
+def scatter(bloom: BloomFilter, client=None):
+    """A ``distributed.Future`` of the filter, held by every worker.
+
+    What ``isin`` and ``filter_frame`` do on each call with a filter; call
+    it yourself to send a filter once for many calls (pass the future
+    instead of the filter). ``client``: default, the default client.
 
     Broadcast puts a copy on each worker (sent by the client to one of
     them, then from worker to worker), outside the graph. The key is the
-    filter's contents: scattering the same filter again rewrites the same
-    key instead of adding a copy, and a filter changed since is a new key,
-    never a stale copy. The future is reference-counted: when the last
-    collection or future that refers to the key is gone, the scheduler
-    releases it on every worker.
+    filter's contents: the same filter again reuses the key (and its
+    copies, while this client still holds it) instead of adding a copy,
+    and a filter changed since is a new key, never a stale copy. The
+    future is reference-counted: when the last collection or future that
+    refers to the key is gone, the scheduler releases it on every worker.
+    (The Active Memory Manager may drop replicas no pending task needs;
+    a worker without one fetches it from a peer when a task asks.)
     """
+    _check(bloom)
+    resolved = _client(client)
+    if resolved is None:
+        raise ValueError("scatter() needs a distributed client: none given, and no default client")
     data = bloom.to_bytes()
     key = _key(data)
-    return client.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+    from distributed import Future
+
+    state = getattr(resolved, "futures", {}).get(key)
+    if state is not None and state.status == "finished":
+        return Future(key, resolved)  # already on the cluster
+    return resolved.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+
+
+def _is_future(obj) -> bool:
+    try:
+        from distributed import Future
+    except ImportError:
+        return False
+    return isinstance(obj, Future)
 
 
 def _filter_arg(bloom, client):
     """What the partition tasks get: a future of the scattered filter with
     a distributed client, else the filter itself (a delayed node named
     uniquely, so naming it costs no pass over its bits)."""
-    if isinstance(bloom, Delayed):
+    if isinstance(bloom, Delayed) or _is_future(bloom):
         return bloom
     _check(bloom)
-    client = _client(client)
-    if client is not None:
-        return _scatter(bloom, client)
+    if _client(client) is not None:
+        return scatter(bloom, client)
     return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
 
 
@@ -270,14 +292,18 @@ def _isin_partition(part, bloom: BloomFilter):
     return pd.Series(_mask(bloom, part), index=part.index, name=part.name, copy=False)
 
 
-def isin(series, bloom: BloomFilter | Delayed, *, client=None):
+def isin(series, bloom, *, client=None):
     """A boolean Dask Series: whether each key may be in ``bloom`` (no false
     negatives; false positives at the filter's rate).
 
+    ``bloom``: a BloomFilter, a future from ``scatter`` or a ``Delayed``
+    filter (as from ``build(..., compute=False)``).
     ``client``: the distributed client that will compute the result; the
-    filter is scattered to its workers once. By default the default client
-    if there is one; ``False`` (or no client) puts the filter in the graph,
-    which the local schedulers use without copying it.
+    filter is scattered to its workers (see ``scatter``). By default the
+    default client if there is one; ``False`` (or no client) puts the
+    filter itself in the graph, which the local schedulers use without
+    copying it (so they see changes made to it before ``compute``, where
+    a scattered filter is the filter as it was at the call).
     """
     return series.map_partitions(
         _isin_partition,
@@ -293,12 +319,10 @@ def _filter_partition(df, column, bloom: BloomFilter, invert: bool):
     return df[mask]
 
 
-def filter_frame(
-    df, column: str, bloom: BloomFilter | Delayed, invert: bool = False, *, client=None
-):
+def filter_frame(df, column: str, bloom, invert: bool = False, *, client=None):
     """The rows of a Dask DataFrame whose ``column`` may be in ``bloom``
-    (``invert=True``: the rows certainly not in it). ``client`` as for
-    ``isin``."""
+    (``invert=True``: the rows certainly not in it). ``bloom`` and
+    ``client`` as for ``isin``."""
     if column not in df.columns:
         raise KeyError(f"column {column!r} is not in the frame (columns: {list(df.columns)})")
     return df.map_partitions(

@@ -197,6 +197,31 @@ def test_repeated_calls_do_not_accumulate_copies(dask_client):
     _wait_released(dask_client)
 
 
+def test_a_filter_scattered_once_serves_many_calls(dask_client, monkeypatch):
+    """scatter() sends the filter once; isin and filter_frame take the
+    future, and a filter whose contents the client already holds is not
+    sent again."""
+    _wait_released(dask_client)
+    sent = []
+    real = dask_client.scatter
+    monkeypatch.setattr(dask_client, "scatter", lambda *a, **k: sent.append(1) or real(*a, **k))
+    bf = BloomFilter(10_000, 0.01)
+    bf.add_many(np.arange(0, 10_000, 5, dtype=np.int64))
+    ids = dd.from_pandas(pd.Series(np.arange(10_000, dtype=np.int64), name="id"), npartitions=4)
+    future = ld.scatter(bf)
+    assert isinstance(future, distributed.Future) and len(sent) == 1
+    for _ in range(3):
+        assert ld.isin(ids, future).sum().compute() >= 2_000
+        assert len(ld.filter_frame(ids.to_frame(), "id", future).compute()) >= 2_000
+    again = ld.isin(ids, bf.copy())  # the same contents: the same key, reused
+    assert again.sum().compute() >= 2_000
+    assert len(sent) == 1
+    with pytest.raises(TypeError, match="BloomFilter"):
+        ld.scatter(np.arange(3))
+    del future, again
+    _wait_released(dask_client)
+
+
 def test_string_keys_from_arrow_backed_partitions(dask_client):
     words = pd.Series([f"k{i}" for i in range(3000)], dtype="string[pyarrow]")
     ddf = dd.from_pandas(pd.DataFrame({"k": words}), npartitions=3)
