@@ -80,6 +80,34 @@ class _Serialized:
 _register_serializers()
 
 
+try:
+    from distributed.diagnostics.plugin import WorkerPlugin as _WorkerPlugin
+except ImportError:  # Dask without distributed: never registered
+    _WorkerPlugin = object
+
+
+class _ImportPlugin(_WorkerPlugin):
+    """Unpickling it on a worker imports this module."""
+
+
+def _workers_import_this(client) -> None:
+    """Make every worker of ``client``, present and future (restarted ones
+    included), import this module, and so register the deserialisers
+    above. A worker unpickles a filter's type, which imports only
+    lesshash._lesshash, and then cannot read the frame: a fresh worker
+    would fail to receive a filter (a broadcast replica, a partial filter
+    of build, after a worker restart) unless a task of this module had run
+    there first. Once per client: the scheduler keeps the plugin for the
+    workers that join later."""
+    if client.id in _IMPORTED:
+        return
+    client.register_plugin(_ImportPlugin(), name="lesshash.dask")
+    _IMPORTED.add(client.id)
+
+
+_IMPORTED: set = set()
+
+
 # The scheduler's memory accounting and the workers' spilling see the bit
 # array, not the Python object's few bytes.
 @sizeof.register(BloomFilter)
@@ -120,16 +148,6 @@ def _partitions(collection, column):
     return collection.to_delayed()
 
 
-def _workers() -> int | None:
-    """Workers of the current distributed client, if there is one."""
-    try:
-        from distributed import get_client
-
-        return len(get_client().scheduler_info()["workers"]) or None
-    except Exception:  # no distributed, or no client: the local scheduler
-        return None
-
-
 def build(
     collection,
     expected_items: int,
@@ -142,6 +160,7 @@ def build(
     split_every: int = 8,
     max_filters: int | None = None,
     compute: bool = True,
+    client=None,
 ) -> BloomFilter | Delayed:
     """A filter of every key in a Dask Series, DataFrame column or Bag.
 
@@ -152,13 +171,21 @@ def build(
     its full size to allocate, fill and ship, and a filter of all the keys
     is larger than one partition's keys from about seven partitions on, so
     moving keys into a few filters is cheaper than moving many filters.
-    The filters are then OR-ed together ``split_every`` at a time. With ``compute=False`` the result is a ``Delayed`` (to compute
-    together with other work).
+    The filters are then OR-ed together ``split_every`` at a time. With
+    ``compute=False`` the result is a ``Delayed`` (to compute together
+    with other work). ``client``: the distributed client to count workers
+    with and compute on (default: the default client, as for ``isin``).
+
+    The tasks are pure: a result lost with a worker is computed again, to
+    the same bits, on another worker.
     """
     if split_every < 2:
         raise ValueError(f"split_every must be at least 2, got {split_every}")
+    resolved = _client(client)
+    if resolved is not None:
+        _workers_import_this(resolved)
     if max_filters is None:
-        max_filters = _workers() or 8
+        max_filters = (len(resolved.nthreads()) if resolved is not None else 0) or 8
     if max_filters < 1:
         raise ValueError(f"max_filters must be at least 1, got {max_filters}")
     # Fail here, not on a worker, for bad parameters.
@@ -179,7 +206,9 @@ def build(
             for i in range(0, len(level), split_every)
         ]
     result = level[0]
-    return result.compute() if compute else result
+    if not compute:
+        return result
+    return result.compute(scheduler=resolved) if resolved is not None else result.compute()
 
 
 def as_delayed(bloom: BloomFilter | Delayed) -> Delayed:
@@ -235,27 +264,43 @@ def scatter(bloom: BloomFilter, client=None):
     instead of the filter). ``client``: default, the default client.
 
     Broadcast puts a copy on each worker (sent by the client to one of
-    them, then from worker to worker), outside the graph. The key is the
-    filter's contents: the same filter again reuses the key (and its
-    copies, while this client still holds it) instead of adding a copy,
-    and a filter changed since is a new key, never a stale copy. The
+    them, then from worker to worker), outside the graph. While this
+    client holds a future of a filter with the same contents (the format's
+    checksums), that future is reused: no transfer, no second copy. A
+    filter changed since is sent anew, never answered by a stale copy. The
     future is reference-counted: when the last collection or future that
-    refers to the key is gone, the scheduler releases it on every worker.
-    (The Active Memory Manager may drop replicas no pending task needs;
-    a worker without one fetches it from a peer when a task asks.)
+    refers to it is gone, the scheduler releases it on every worker. (The
+    Active Memory Manager may drop replicas no pending task needs; a
+    worker without one fetches it from a peer when a task asks.)
     """
     _check(bloom)
     resolved = _client(client)
     if resolved is None:
         raise ValueError("scatter() needs a distributed client: none given, and no default client")
+    _workers_import_this(resolved)
     data = bloom.to_bytes()
-    key = _key(data)
+    contents = _key(data)
     from distributed import Future
 
-    state = getattr(resolved, "futures", {}).get(key)
+    key = _LIVE.get((resolved.id, contents))
+    state = resolved.futures.get(key) if key is not None else None
     if state is not None and state.status == "finished":
-        return Future(key, resolved)  # already on the cluster
-    return resolved.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+        # Held, so no release of it is in flight: safe to share.
+        return Future(key, resolved)
+    # A new key every time it is sent: a key reused after its release
+    # could meet that release, still on its way to the scheduler, and be
+    # forgotten under the new graph ("lost dependencies").
+    key = f"{contents}-{uuid.uuid4().hex[:16]}"
+    future = resolved.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+    for held, k in list(_LIVE.items()):  # forget released keys: no growth
+        if held[0] == resolved.id and k not in resolved.futures:
+            del _LIVE[held]
+    _LIVE[(resolved.id, contents)] = key
+    return future
+
+
+# (client id, contents) -> the key the contents were last sent under.
+_LIVE: dict = {}
 
 
 def _is_future(obj) -> bool:

@@ -10,6 +10,7 @@ import gc
 import os
 import pickle
 import signal
+import sys
 import time
 import warnings
 
@@ -222,6 +223,31 @@ def test_a_filter_scattered_once_serves_many_calls(dask_client, monkeypatch):
     _wait_released(dask_client)
 
 
+def test_a_fresh_cluster_receives_a_filter_first():
+    """Workers that never ran a lesshash task still read a filter's frame
+    (the deserialiser is registered on every worker): the scatter, with
+    its worker-to-worker broadcast, as the cluster's very first work."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        bf = BloomFilter(100_000, 0.01)
+        bf.add_many(np.arange(0, 1000, 2, dtype=np.int64))
+        # A lambda travels by value: a function of this module would make
+        # the workers import it, and lesshash.dask with it.
+        imported = lambda: "lesshash.dask" in sys.modules  # noqa: E731
+        assert not any(client.run(imported).values())
+        # Checked before the scatter, which distributed would retry forever
+        # (a hang, not a failure) if a worker could not read the frame.
+        ld._workers_import_this(client)
+        assert all(client.run(imported).values())
+        future = ld.scatter(bf, client=client)
+        assert future.result(timeout=30) == bf
+        assert len(client.who_has([future])[future.key]) == 2
+        ids = dd.from_pandas(pd.Series(np.arange(1000, dtype=np.int64)), npartitions=4)
+        mask = ld.isin(ids, future).compute(scheduler=client)
+        assert (mask.to_numpy() == bf.contains_many(np.arange(1000))).all()
+
+
 def test_string_keys_from_arrow_backed_partitions(dask_client):
     words = pd.Series([f"k{i}" for i in range(3000)], dtype="string[pyarrow]")
     ddf = dd.from_pandas(pd.DataFrame({"k": words}), npartitions=3)
@@ -272,7 +298,7 @@ def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
         n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
         pids = client.run(os.getpid)
-        lazy = ld.build(slow, len(keys), 0.01, seed=11, max_filters=4, compute=False)
+        lazy = ld.build(slow, len(keys), 0.01, seed=11, compute=False, client=client)
         future = client.compute(lazy)
         deadline = time.monotonic() + 30
         while True:
