@@ -245,13 +245,27 @@ def dask_parquet_rows(n: int, repeat: int, files: int = 40):
         def isin():
             return ld.isin(column(), ref).sum().compute()
 
+        # The same keys under another seed: another key on the cluster, so
+        # that the scattered-once row cannot lend its copies to isin().
+        other = lesshash.BloomFilter(n, FPR, seed=7)
+        other.add_many(keys)
+        scattered = []
+
+        def isin_scattered():
+            return ld.isin(column(), scattered[0]).sum().compute()
+
         cases = {"read + per-partition function + sum (baseline)": read,
                  "lesshash.dask.build": build,
-                 "lesshash.dask.isin(...).sum()": isin}
+                 "lesshash.dask.isin(...).sum(), the filter sent by the call": isin,
+                 "lesshash.dask.isin(...).sum(), with ld.scatter(filter) once before": isin_scattered}
         times = {name: [] for name in cases}
         caught = []
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster):
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
+            scattered.append(ld.scatter(other))
+            sends = []
+            real_scatter = client.scatter
+            client.scatter = lambda *a, **k: sends.append(1) or real_scatter(*a, **k)
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 for fn in cases.values():  # warm-up: imports, file metadata
@@ -264,12 +278,14 @@ def dask_parquet_rows(n: int, repeat: int, files: int = 40):
                         times[name].append(time.perf_counter() - t)
                         if fn is build:
                             assert result.to_bytes() == ref.to_bytes(), "Dask build differs"
-                        elif fn is isin:
+                        elif fn in (isin, isin_scattered):
                             assert result == n, "isin missed members"
             partitions = column().npartitions
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return times, [str(w.message) for w in caught], partitions
+    # Filter sends by isin(): one per call expected (its collection is gone
+    # before the next call), none by the scattered-once row.
+    return times, [str(w.message) for w in caught], partitions, len(sends)
 
 
 def fmt_rate(x: float) -> str:
@@ -314,7 +330,7 @@ def main():
         print(f"single process (median): {t_single:.3f} s; LocalCluster median {med:.3f} s "
               f"({med / t_single:.2f}x), min {min(times):.3f}, max {max(times):.3f} "
               f"over {len(times)} runs; bit-identical: yes")
-        times, caught, partitions = dask_parquet_rows(n, max(args.repeat, 7))
+        times, caught, partitions, sends = dask_parquet_rows(n, max(args.repeat, 7))
         print(f"\n## Dask over Parquet, n = 1e7 int64 keys in 40 files ({partitions} partitions), "
               "2 worker processes, 1 thread each\n")
         print("| what | median (s) | min | max | median / baseline |")
@@ -324,7 +340,8 @@ def main():
             med = statistics.median(ts)
             print(f"| {name} | {med:.3f} | {min(ts):.3f} | {max(ts):.3f} | {med / base:.2f}x |")
         large = [w for w in caught if "large graph" in w]
-        print(f"\n{len(ts)} rounds; large-graph warnings: {len(large)}"
+        print(f"\n{len(ts)} rounds (+1 warm-up); filter sends by isin: {sends}; "
+              f"large-graph warnings: {len(large)}"
               + "".join(f"\n  {w}" for w in dict.fromkeys(large))
               + "".join(f"\nother warning: {w}" for w in dict.fromkeys(caught) if w not in large))
 
