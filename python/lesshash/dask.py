@@ -56,7 +56,7 @@ def _register_serializers() -> None:
     def _deserialize(header, frames):
         return BloomFilter.from_bytes(frames[0])
 
-    # A filter already in its binary form (see _scatter): sent as that
+    # A filter already in its binary form (see scatter): sent as that
     # frame, so the bytes that name it are the bytes that travel, and it
     # arrives as a BloomFilter.
     @dask_serialize.register(_Serialized)
