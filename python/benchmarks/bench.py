@@ -1,13 +1,14 @@
 """Python Bloom filters side by side: lesshash, rbloom, fastbloom-rs and a
 Python set, building and querying at 1e6 and 1e7 keys (int64 NumPy arrays
 and strings), with bits per key and the measured false-positive rate in the
-same table; and a Dask build over a 2-worker LocalCluster against one
-process.
+same table; and Dask on a 2-worker LocalCluster: a build against one
+process, and build and isin(...).sum() over a Parquet dataset against the
+cluster's own read of the same column.
 
     pip install "./python[bench,dask]"
     python python/benchmarks/bench.py            # all (on an otherwise idle machine)
     python python/benchmarks/bench.py --sizes 1e6 --repeat 3           # quicker
-    python python/benchmarks/bench.py --dask-only                      # the Dask row
+    python python/benchmarks/bench.py --dask-only                      # the Dask rows
 
 Every figure is the median of --repeat timed runs (wall clock,
 time.perf_counter), inputs prepared beforehand in the form each library
@@ -193,6 +194,100 @@ def dask_row(n: int, repeat: int, partitions: int = 16):
             times.append(time.perf_counter() - t)
     assert bf == ref and bf.to_bytes() == ref.to_bytes(), "Dask build differs"
     return t_single, times
+
+
+def _read_baseline_partition(part):
+    """The baseline's per-partition function: a boolean Series of the
+    partition, as isin makes, from one vectorised NumPy pass."""
+    import pandas as pd
+
+    return pd.Series(part.to_numpy() < 0, index=part.index, name=part.name, copy=False)
+
+
+def dask_parquet_rows(n: int, repeat: int, files: int = 40):
+    """build and isin(...).sum() over n int64 keys in `files` Parquet files
+    on a 2-worker LocalCluster, against the cluster's own read of the column
+    with a per-partition function and a sum. The three run in turn in each
+    round (so that drift in the machine's load hits all of them alike);
+    every warning Dask raises is recorded ("Sending large graph ..." is the
+    sign of a filter travelling inside the task graph)."""
+    import shutil
+    import tempfile
+    import warnings
+
+    import dask.dataframe as dd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from distributed import Client, LocalCluster
+
+    import lesshash
+    import lesshash.dask as ld
+
+    keys = int_keys(0, n)
+    ref = lesshash.BloomFilter(n, FPR)
+    ref.add_many(keys)
+    root = tempfile.mkdtemp(prefix="lesshash-bench-")
+    try:
+        per = -(-n // files)
+        for i in range(files):
+            chunk = keys[i * per:(i + 1) * per]
+            pq.write_table(pa.table({"key": chunk}), f"{root}/part-{i:03d}.parquet")
+
+        def column():
+            return dd.read_parquet(root, columns=["key"])["key"]
+
+        def read():
+            return column().map_partitions(_read_baseline_partition, meta=("key", bool)).sum().compute()
+
+        def build():
+            return ld.build(column(), n, FPR)
+
+        def isin():
+            return ld.isin(column(), ref).sum().compute()
+
+        # The same keys under another seed: another key on the cluster, so
+        # that the scattered-once row cannot lend its copies to isin().
+        other = lesshash.BloomFilter(n, FPR, seed=7)
+        other.add_many(keys)
+        scattered = []
+
+        def isin_scattered():
+            return ld.isin(column(), scattered[0]).sum().compute()
+
+        cases = {"read + per-partition function + sum (baseline)": read,
+                 "lesshash.dask.build": build,
+                 "lesshash.dask.isin(...).sum(), the filter sent by the call": isin,
+                 "lesshash.dask.isin(...).sum(), with ld.scatter(filter) once before": isin_scattered}
+        times = {name: [] for name in cases}
+        caught = []
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=":0") as cluster, Client(cluster) as client:
+            scattered.append(ld.scatter(other))
+            sends = []
+            real_scatter = client.scatter
+            client.scatter = lambda *a, **k: sends.append(1) or real_scatter(*a, **k)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                for fn in cases.values():  # warm-up: imports, file metadata
+                    fn()
+                gc.collect()
+                for _ in range(repeat):
+                    for name, fn in cases.items():
+                        t = time.perf_counter()
+                        result = fn()
+                        times[name].append(time.perf_counter() - t)
+                        if fn is build:
+                            assert result.to_bytes() == ref.to_bytes(), "Dask build differs"
+                        elif fn in (isin, isin_scattered):
+                            assert result == n, "isin missed members"
+            partitions = column().npartitions
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    # Filter sends by isin(): one per call expected (its collection is gone
+    # before the next call), none by the scattered-once row.
+    return times, [str(w.message) for w in caught], partitions, len(sends)
+
+
 def fmt_rate(x: float) -> str:
     return "" if x != x else f"{x:.3g}"
 
@@ -205,14 +300,16 @@ def main():
     ap.add_argument("--dask-only", action="store_true")
     ap.add_argument("--no-dask", action="store_true")
     args = ap.parse_args()
-    import fastbloom_rs  # noqa: F401
-    import rbloom
-
     import lesshash
 
+    peers = ""
+    if not args.dask_only:  # the peers are needed for the tables only
+        import fastbloom_rs  # noqa: F401
+        import rbloom
+
+        peers = f", rbloom {getattr(rbloom, '__version__', '?')}"
     print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}, "
-          f"lesshash kernel {lesshash.KERNEL}, rbloom {getattr(rbloom, '__version__', '?')}, "
-          f"fpr target {FPR}")
+          f"lesshash kernel {lesshash.KERNEL}{peers}, fpr target {FPR}")
     sizes = [int(float(s)) for s in args.sizes.split(",")]
     if not args.dask_only:
         for kind in args.kinds.split(","):
@@ -233,6 +330,20 @@ def main():
         print(f"single process (median): {t_single:.3f} s; LocalCluster median {med:.3f} s "
               f"({med / t_single:.2f}x), min {min(times):.3f}, max {max(times):.3f} "
               f"over {len(times)} runs; bit-identical: yes")
+        times, caught, partitions, sends = dask_parquet_rows(n, max(args.repeat, 7))
+        print(f"\n## Dask over Parquet, n = 1e7 int64 keys in 40 files ({partitions} partitions), "
+              "2 worker processes, 1 thread each\n")
+        print("| what | median (s) | min | max | median / baseline |")
+        print("|---|---:|---:|---:|---:|")
+        base = statistics.median(next(iter(times.values())))
+        for name, ts in times.items():
+            med = statistics.median(ts)
+            print(f"| {name} | {med:.3f} | {min(ts):.3f} | {max(ts):.3f} | {med / base:.2f}x |")
+        large = [w for w in caught if "large graph" in w]
+        print(f"\n{len(ts)} rounds (+1 warm-up); filter sends by isin: {sends}; "
+              f"large-graph warnings: {len(large)}"
+              + "".join(f"\n  {w}" for w in dict.fromkeys(large))
+              + "".join(f"\nother warning: {w}" for w in dict.fromkeys(caught) if w not in large))
 
 
 if __name__ == "__main__":

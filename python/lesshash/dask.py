@@ -8,20 +8,26 @@ filter a single process would build from all the keys, whatever the
 partitioning.
 
 ``isin`` and ``filter_frame`` map each partition to a boolean mask or a
-filtered frame. The filter enters the task graph once, as a single
-delayed object that every partition task depends on, so the distributed
-scheduler ships it to each worker once, not once per task.
+filtered frame. With a distributed client the filter does not travel in
+the task graph (through the scheduler, which warns about large graphs):
+it is scattered to every worker once, under a key derived from its
+contents, and the tasks refer to it by that future; the copies go when
+the last collection or future that refers to it is gone. Without a
+client (the local schedulers) the tasks use the caller's filter itself.
 
 Requires the ``dask`` extra: ``pip install "./python[dask]"``.
 """
 
 from __future__ import annotations
 
+import uuid
+
 import numpy as np
 
 try:
     import dask
     from dask.delayed import Delayed, delayed
+    from dask.sizeof import sizeof
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError(
         "lesshash.dask needs Dask: pip install 'dask[dataframe]' distributed "
@@ -30,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from ._lesshash import BloomFilter
 
-__all__ = ["build", "isin", "filter_frame", "as_delayed"]
+__all__ = ["build", "isin", "filter_frame", "scatter", "as_delayed"]
 
 
 def _register_serializers() -> None:
@@ -50,8 +56,63 @@ def _register_serializers() -> None:
     def _deserialize(header, frames):
         return BloomFilter.from_bytes(frames[0])
 
+    # A filter already in its binary form (see scatter): sent as that
+    # frame, so the bytes that name it are the bytes that travel, and it
+    # arrives as a BloomFilter.
+    @dask_serialize.register(_Serialized)
+    def _serialize_bytes(s: _Serialized):
+        return {}, [s.data]
+
+    @dask_deserialize.register(_Serialized)
+    def _deserialize_bytes(header, frames):
+        return BloomFilter.from_bytes(frames[0])
+
+
+class _Serialized:
+    """A filter's ``to_bytes()``, to scatter without serialising it twice."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
+
 
 _register_serializers()
+
+
+try:
+    from distributed.diagnostics.plugin import WorkerPlugin as _WorkerPlugin
+except ImportError:  # Dask without distributed: never registered
+    _WorkerPlugin = object
+
+
+class _ImportPlugin(_WorkerPlugin):
+    """Unpickling it on a worker imports this module."""
+
+
+def _workers_import_this(client) -> None:
+    """Make every worker of ``client``, present and future (restarted ones
+    included), import this module, and so register the deserialisers
+    above. A worker unpickles a filter's type, which imports only
+    lesshash._lesshash, and then cannot read the frame: a fresh worker
+    would fail to receive a filter (a broadcast replica, a partial filter
+    of build, after a worker restart) unless a task of this module had run
+    there first. Once per client: the scheduler keeps the plugin for the
+    workers that join later."""
+    if client.id in _IMPORTED:
+        return
+    client.register_plugin(_ImportPlugin(), name="lesshash.dask")
+    _IMPORTED.add(client.id)
+
+
+_IMPORTED: set = set()
+
+
+# The scheduler's memory accounting and the workers' spilling see the bit
+# array, not the Python object's few bytes.
+@sizeof.register(BloomFilter)
+def _sizeof(bf: BloomFilter) -> int:
+    return bf.nbytes
 
 
 def _empty(expected_items, fpr, layout, scheme, seed) -> BloomFilter:
@@ -87,16 +148,6 @@ def _partitions(collection, column):
     return collection.to_delayed()
 
 
-def _workers() -> int | None:
-    """Workers of the current distributed client, if there is one."""
-    try:
-        from distributed import get_client
-
-        return len(get_client().scheduler_info()["workers"]) or None
-    except Exception:  # no distributed, or no client: the local scheduler
-        return None
-
-
 def build(
     collection,
     expected_items: int,
@@ -109,6 +160,7 @@ def build(
     split_every: int = 8,
     max_filters: int | None = None,
     compute: bool = True,
+    client=None,
 ) -> BloomFilter | Delayed:
     """A filter of every key in a Dask Series, DataFrame column or Bag.
 
@@ -119,13 +171,21 @@ def build(
     its full size to allocate, fill and ship, and a filter of all the keys
     is larger than one partition's keys from about seven partitions on, so
     moving keys into a few filters is cheaper than moving many filters.
-    The filters are then OR-ed together ``split_every`` at a time. With ``compute=False`` the result is a ``Delayed`` (to compute
-    together with other work).
+    The filters are then OR-ed together ``split_every`` at a time. With
+    ``compute=False`` the result is a ``Delayed`` (to compute together
+    with other work). ``client``: the distributed client to count workers
+    with and compute on (default: the default client, as for ``isin``).
+
+    The tasks are pure: a result lost with a worker is computed again, to
+    the same bits, on another worker.
     """
     if split_every < 2:
         raise ValueError(f"split_every must be at least 2, got {split_every}")
+    resolved = _client(client)
+    if resolved is not None:
+        _workers_import_this(resolved)
     if max_filters is None:
-        max_filters = _workers() or 8
+        max_filters = (len(resolved.nthreads()) if resolved is not None else 0) or 8
     if max_filters < 1:
         raise ValueError(f"max_filters must be at least 1, got {max_filters}")
     # Fail here, not on a worker, for bad parameters.
@@ -146,55 +206,174 @@ def build(
             for i in range(0, len(level), split_every)
         ]
     result = level[0]
-    return result.compute() if compute else result
+    if not compute:
+        return result
+    return result.compute(scheduler=resolved) if resolved is not None else result.compute()
 
 
 def as_delayed(bloom: BloomFilter | Delayed) -> Delayed:
     """The filter as one delayed object, to pass to many tasks: the graph
-    holds it once, so each worker receives it once."""
+    holds it once, so each worker receives it once (with the graph)."""
     if isinstance(bloom, Delayed):
         return bloom
+    _check(bloom)
+    # A content-derived name: the same filter passed twice is one node.
+    return delayed(bloom, name=_key(bloom.to_bytes()), traverse=False)
+
+
+def _check(bloom) -> None:
     if not isinstance(bloom, BloomFilter):
         raise TypeError(f"expected a lesshash.BloomFilter, got {type(bloom).__name__}")
-    # A content-derived name: the same filter passed twice is one node.
-    token = dask.base.tokenize(bloom.to_bytes())
-    return delayed(bloom, name=f"lesshash-bloom-{token}", traverse=False)
+
+
+def _key(data: bytes) -> str:
+    """A key for a filter's contents: its format's XXH3-64 header and
+    whole-file checksums (docs/format.md), already computed by to_bytes;
+    hashing 12 MB again in Python would cost more than sending it."""
+    return f"lesshash-bloom-{data[56:64].hex()}{data[-8:].hex()}"
+
+
+def _client(client):
+    """The distributed client to scatter the filter with, or None.
+
+    ``client=None``: the default client (the one ``Client()`` makes the
+    scheduler of ``compute``), unless the configured scheduler is a local
+    one; ``client=False``: none.
+    """
+    if client is False:
+        return None
+    if client is not None:
+        return client
+    if dask.config.get("scheduler", None) not in (None, "dask.distributed", "distributed"):
+        return None
+    try:
+        from distributed import default_client
+    except ImportError:  # Dask without distributed
+        return None
+    try:
+        return default_client()
+    except ValueError:  # no client
+        return None
+
+
+def scatter(bloom: BloomFilter, client=None):
+    """A ``distributed.Future`` of the filter, held by every worker.
+
+    What ``isin`` and ``filter_frame`` do on each call with a filter; call
+    it yourself to send a filter once for many calls (pass the future
+    instead of the filter). ``client``: default, the default client.
+
+    Broadcast puts a copy on each worker (sent by the client to one of
+    them, then from worker to worker), outside the graph. While this
+    client holds a future of a filter with the same contents (the format's
+    checksums), that future is reused: no transfer, no second copy. A
+    filter changed since is sent anew, never answered by a stale copy. The
+    future is reference-counted: when the last collection or future that
+    refers to it is gone, the scheduler releases it on every worker. (The
+    Active Memory Manager may drop replicas no pending task needs; a
+    worker without one fetches it from a peer when a task asks.)
+    """
+    _check(bloom)
+    resolved = _client(client)
+    if resolved is None:
+        raise ValueError("scatter() needs a distributed client: none given, and no default client")
+    _workers_import_this(resolved)
+    data = bloom.to_bytes()
+    contents = _key(data)
+    from distributed import Future
+
+    key = _LIVE.get((resolved.id, contents))
+    state = resolved.futures.get(key) if key is not None else None
+    if state is not None and state.status == "finished":
+        # Held, so no release of it is in flight: safe to share.
+        return Future(key, resolved)
+    # A new key every time it is sent: a key reused after its release
+    # could meet that release, still on its way to the scheduler, and be
+    # forgotten under the new graph ("lost dependencies").
+    key = f"{contents}-{uuid.uuid4().hex[:16]}"
+    future = resolved.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+    for held, k in list(_LIVE.items()):  # forget released keys: no growth
+        if held[0] == resolved.id and k not in resolved.futures:
+            del _LIVE[held]
+    _LIVE[(resolved.id, contents)] = key
+    return future
+
+
+# (client id, contents) -> the key the contents were last sent under.
+_LIVE: dict = {}
+
+
+def _is_future(obj) -> bool:
+    try:
+        from distributed import Future
+    except ImportError:
+        return False
+    return isinstance(obj, Future)
+
+
+def _filter_arg(bloom, client):
+    """What the partition tasks get: a future of the scattered filter with
+    a distributed client, else the filter itself (a delayed node named
+    uniquely, so naming it costs no pass over its bits)."""
+    if isinstance(bloom, Delayed) or _is_future(bloom):
+        return bloom
+    _check(bloom)
+    if _client(client) is not None:
+        return scatter(bloom, client)
+    return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
+
+
+def _mask(bloom: BloomFilter, keys) -> np.ndarray:
+    # pandas hands its NumPy int64 columns over as views and Arrow-backed
+    # ones through the Arrow PyCapsule interface (lesshash._keys): no copy
+    # of the keys. The mask is a fresh array the caller may own.
+    return bloom.contains_many(keys) if len(keys) else np.zeros(0, dtype=bool)
 
 
 def _isin_partition(part, bloom: BloomFilter):
     import pandas as pd
 
-    mask = bloom.contains_many(part) if len(part) else np.zeros(0, dtype=bool)
-    return pd.Series(mask, index=part.index, name=part.name)
+    # copy=False: pandas 3 copies an ndarray given to Series() by default.
+    return pd.Series(_mask(bloom, part), index=part.index, name=part.name, copy=False)
 
 
-def isin(series, bloom: BloomFilter | Delayed):
+def isin(series, bloom, *, client=None):
     """A boolean Dask Series: whether each key may be in ``bloom`` (no false
-    negatives; false positives at the filter's rate)."""
+    negatives; false positives at the filter's rate).
+
+    ``bloom``: a BloomFilter, a future from ``scatter`` or a ``Delayed``
+    filter (as from ``build(..., compute=False)``).
+    ``client``: the distributed client that will compute the result; the
+    filter is scattered to its workers (see ``scatter``). By default the
+    default client if there is one; ``False`` (or no client) puts the
+    filter itself in the graph, which the local schedulers use without
+    copying it (so they see changes made to it before ``compute``, where
+    a scattered filter is the filter as it was at the call).
+    """
     return series.map_partitions(
         _isin_partition,
-        as_delayed(bloom),
+        _filter_arg(bloom, client),
         meta=(series.name, "bool"),
     )
 
 
 def _filter_partition(df, column, bloom: BloomFilter, invert: bool):
-    keys = df[column]
-    mask = bloom.contains_many(keys) if len(keys) else np.zeros(0, dtype=bool)
+    mask = _mask(bloom, df[column])
     if invert:
-        mask = ~mask
+        np.logical_not(mask, out=mask)
     return df[mask]
 
 
-def filter_frame(df, column: str, bloom: BloomFilter | Delayed, invert: bool = False):
+def filter_frame(df, column: str, bloom, invert: bool = False, *, client=None):
     """The rows of a Dask DataFrame whose ``column`` may be in ``bloom``
-    (``invert=True``: the rows certainly not in it)."""
+    (``invert=True``: the rows certainly not in it). ``bloom`` and
+    ``client`` as for ``isin``."""
     if column not in df.columns:
         raise KeyError(f"column {column!r} is not in the frame (columns: {list(df.columns)})")
     return df.map_partitions(
         _filter_partition,
         column,
-        as_delayed(bloom),
+        _filter_arg(bloom, client),
         invert,
         meta=df._meta,
     )

@@ -1,20 +1,30 @@
 """lesshash.dask on a real distributed.LocalCluster with two worker
-processes: builds are bit-identical to one process, masks and filtered
-frames are exact on members, and the filter enters the graph once."""
+processes: builds are bit-identical to one process (also when a worker
+process is killed mid-build), masks and filtered frames are exact on
+members, the filter reaches each worker once outside the graph and is
+released with the last collection that uses it."""
 
 from __future__ import annotations
 
+import gc
+import os
 import pickle
+import signal
+import sys
+import time
+import warnings
 
+# Plain imports, not importorskip: Dask and distributed are in the `test`
+# extra, and a missing one must fail the suite, not skip the cluster tests.
+import dask.bag as db
+import dask.dataframe as dd
+import distributed
 import numpy as np
+import pandas as pd
 import pytest
 
-dd = pytest.importorskip("dask.dataframe")
-db = pytest.importorskip("dask.bag")
-pd = pytest.importorskip("pandas")
-
-import lesshash.dask as ld  # noqa: E402
-from lesshash import BloomFilter  # noqa: E402
+import lesshash.dask as ld
+from lesshash import BloomFilter
 
 
 def test_build_over_a_series_is_bit_identical(dask_client):
@@ -68,18 +78,174 @@ def test_isin_and_filter_frame(dask_client):
         ld.filter_frame(ddf, "nope", bf)
 
 
-def test_the_filter_enters_the_graph_once():
-    """One graph node holds the filter, whatever the number of partitions:
-    the scheduler ships it to each worker once."""
+def _graph(collection) -> dict:
+    return dict(collection.__dask_graph__())
+
+
+def test_without_a_client_the_graph_holds_the_filter_itself(dask_client):
+    """client=False (as with no client at all): one graph node holds the
+    caller's filter object, whatever the number of partitions, so the
+    local schedulers use it without a copy."""
     bf = BloomFilter(1_000_000, 0.01)  # 1.2 MB
+    bf.add_many(np.arange(0, 64_000, 3, dtype=np.int64))
     frame = pd.DataFrame({"id": np.arange(64_000, dtype=np.int64)})
     ddf = dd.from_pandas(frame, npartitions=32)
-    for result in (ld.isin(ddf["id"], bf), ld.filter_frame(ddf, "id", bf)):
-        graph = dict(result.__dask_graph__())
+    expected = bf.contains_many(frame["id"])
+    for result in (ld.isin(ddf["id"], bf, client=False),
+                   ld.filter_frame(ddf, "id", bf, client=False)):
+        graph = _graph(result)
         holders = [k for k in graph if "lesshash-bloom" in str(k)]
         assert len(holders) == 1, holders
-        size = len(pickle.dumps(graph))
-        assert bf.nbytes < size < 2 * bf.nbytes, size
+        assert getattr(graph[holders[0]], "value", None) is bf  # a DataNode of it
+        assert not any(isinstance(v, distributed.Future) for v in graph.values())
+    got = ld.isin(ddf["id"], bf, client=False).compute(scheduler="sync")
+    assert (got.to_numpy() == expected).all()
+    got = ld.filter_frame(ddf, "id", bf, client=False).compute(scheduler="threads")
+    assert (got["id"].to_numpy() == frame["id"].to_numpy()[expected]).all()
+
+
+def _bloom_keys(dask_scheduler) -> dict:
+    """The scheduler's lesshash filter keys: key -> workers holding it."""
+    return {
+        k: sorted(ws.address for ws in ts.who_has or ())
+        for k, ts in dask_scheduler.tasks.items()
+        if str(k).startswith("lesshash-bloom")
+    }
+
+
+def _worker_copies(dask_worker) -> int:
+    return sum(str(k).startswith("lesshash-bloom") for k in dask_worker.data)
+
+
+def _wait_released(client, timeout=10.0):
+    """Until no worker holds a filter and the scheduler forgot them all."""
+    deadline = time.monotonic() + timeout
+    while True:
+        gc.collect()
+        keys = client.run_on_scheduler(_bloom_keys)
+        copies = sum(client.run(_worker_copies).values())
+        if not keys and not copies:
+            return
+        assert time.monotonic() < deadline, (keys, copies)
+        time.sleep(0.05)
+
+
+def test_the_filter_reaches_each_worker_once_outside_the_graph(dask_client):
+    """With a client: the graph holds a future, not the filter (no
+    large-graph warning for a 12 MB filter); one copy per worker; the
+    same filter twice is one key; a changed filter a new key, never a
+    stale copy; everything released with the collections."""
+    _wait_released(dask_client)
+    # The Active Memory Manager drops replicas that no waiting task needs
+    # (every 2 s): off here, so that the test sees where scatter put them.
+    dask_client.amm.stop()
+    try:
+        _placement_and_release(dask_client)
+    finally:
+        dask_client.amm.start()
+
+
+def _placement_and_release(dask_client):
+    workers = sorted(dask_client.scheduler_info()["workers"])
+    bf = BloomFilter(10_000_000, 0.01)  # 12 MB: over Dask's 10 MB warning
+    bf.add_many(np.arange(0, 40_000, 2, dtype=np.int64))
+    ids = dd.from_pandas(pd.Series(np.arange(40_000, dtype=np.int64), name="id"), npartitions=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        a = ld.isin(ids, bf)
+        # Broadcast: on every worker before any task asks for it.
+        assert list(dask_client.run_on_scheduler(_bloom_keys).values()) == [workers]
+        b = ld.filter_frame(ids.to_frame(), "id", bf)
+        # The graph: the keys' partitions (320 kB) and a future.
+        assert len(pickle.dumps(_graph(a))) < bf.nbytes // 20
+        assert a.sum().compute() == 20_000
+        assert (b.compute()["id"] % 2 == 0).sum() == 20_000
+    assert not [w for w in caught if "large graph" in str(w.message)], caught
+    keys = dask_client.run_on_scheduler(_bloom_keys)
+    assert list(keys.values()) == [workers], keys  # one key, on every worker
+    assert dask_client.run(_worker_copies) == dict.fromkeys(workers, 1)
+
+    bf.add_many(np.arange(1, 40_000, 2, dtype=np.int64))  # now every id
+    c = ld.isin(ids, bf)
+    assert c.sum().compute() == 40_000, "a stale copy of the filter answered"
+    assert a.sum().compute() == 20_000, "the earlier collection keeps its filter"
+    assert len(dask_client.run_on_scheduler(_bloom_keys)) == 2
+    del a, b, c
+    _wait_released(dask_client)
+
+
+def test_repeated_calls_do_not_accumulate_copies(dask_client):
+    """A pipeline that calls isin again and again, with new filters, holds
+    at most the filters of the collections it still has."""
+    _wait_released(dask_client)
+    ids = dd.from_pandas(pd.Series(np.arange(10_000, dtype=np.int64), name="id"), npartitions=4)
+    kept = None
+    for i in range(6):
+        bf = BloomFilter(10_000, 0.01, seed=i)
+        bf.add_many(np.arange(i, 10_000, 6, dtype=np.int64))
+        mask = ld.isin(ids, bf)
+        assert mask.sum().compute() >= len(range(i, 10_000, 6))
+        if i == 0:
+            kept = mask
+        del mask
+        gc.collect()
+        deadline = time.monotonic() + 10
+        while sum(dask_client.run(_worker_copies).values()) > 2 * (2 if i else 1):
+            assert time.monotonic() < deadline, dask_client.run_on_scheduler(_bloom_keys)
+            time.sleep(0.05)
+    assert kept.sum().compute() == len(range(0, 10_000, 6))
+    del kept
+    _wait_released(dask_client)
+
+
+def test_a_filter_scattered_once_serves_many_calls(dask_client, monkeypatch):
+    """scatter() sends the filter once; isin and filter_frame take the
+    future, and a filter whose contents the client already holds is not
+    sent again."""
+    _wait_released(dask_client)
+    sent = []
+    real = dask_client.scatter
+    monkeypatch.setattr(dask_client, "scatter", lambda *a, **k: sent.append(1) or real(*a, **k))
+    bf = BloomFilter(10_000, 0.01)
+    bf.add_many(np.arange(0, 10_000, 5, dtype=np.int64))
+    ids = dd.from_pandas(pd.Series(np.arange(10_000, dtype=np.int64), name="id"), npartitions=4)
+    future = ld.scatter(bf)
+    assert isinstance(future, distributed.Future) and len(sent) == 1
+    for _ in range(3):
+        assert ld.isin(ids, future).sum().compute() >= 2_000
+        assert len(ld.filter_frame(ids.to_frame(), "id", future).compute()) >= 2_000
+    again = ld.isin(ids, bf.copy())  # the same contents: the same key, reused
+    assert again.sum().compute() >= 2_000
+    assert len(sent) == 1
+    with pytest.raises(TypeError, match="BloomFilter"):
+        ld.scatter(np.arange(3))
+    del future, again
+    _wait_released(dask_client)
+
+
+def test_a_fresh_cluster_receives_a_filter_first():
+    """Workers that never ran a lesshash task still read a filter's frame
+    (the deserialiser is registered on every worker): the scatter, with
+    its worker-to-worker broadcast, as the cluster's very first work."""
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        bf = BloomFilter(100_000, 0.01)
+        bf.add_many(np.arange(0, 1000, 2, dtype=np.int64))
+        # A lambda travels by value: a function of this module would make
+        # the workers import it, and lesshash.dask with it.
+        imported = lambda: "lesshash.dask" in sys.modules  # noqa: E731
+        assert not any(client.run(imported).values())
+        # Checked before the scatter, which distributed would retry forever
+        # (a hang, not a failure) if a worker could not read the frame.
+        ld._workers_import_this(client)
+        assert all(client.run(imported).values())
+        future = ld.scatter(bf, client=client)
+        assert future.result(timeout=30) == bf
+        assert len(client.who_has([future])[future.key]) == 2
+        ids = dd.from_pandas(pd.Series(np.arange(1000, dtype=np.int64)), npartitions=4)
+        mask = ld.isin(ids, future).compute(scheduler=client)
+        assert (mask.to_numpy() == bf.contains_many(np.arange(1000))).all()
 
 
 def test_string_keys_from_arrow_backed_partitions(dask_client):
@@ -88,3 +254,71 @@ def test_string_keys_from_arrow_backed_partitions(dask_client):
     bf = ld.build(ddf, 3000, 0.01, column="k")
     assert bf.contains_many(words).all()
     assert ld.isin(ddf["k"], bf).compute().all()
+
+
+# --- a worker process killed mid-build ---------------------------------------
+
+KILL_PARTITIONS = 30
+KILL_KEYS_PER_PARTITION = 20_000
+
+
+def _slow_partition(part, log_dir, partition_info=None):
+    """The keys as they are, slowly (0.1 s), leaving a file per run so that
+    the test can tell a partition computed twice after the kill."""
+    i = partition_info["number"]
+    with open(os.path.join(log_dir, f"{i:03d}-{os.getpid()}-{time.monotonic_ns()}"), "w"):
+        pass
+    time.sleep(0.1)
+    return part
+
+
+def _in_memory_partitions(dask_scheduler) -> dict:
+    """worker address -> number of _slow_partition results it holds."""
+    held: dict = {}
+    for key, ts in dask_scheduler.tasks.items():
+        if "slow_partition" in str(key) and ts.state == "memory":
+            for ws in ts.who_has or ():
+                held[ws.address] = held.get(ws.address, 0) + 1
+    return held
+
+
+def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
+    """Four worker processes build a filter over 30 slow partitions; once
+    three partitions are done, the worker process holding the most results
+    is killed (SIGKILL: no goodbye to the scheduler). The scheduler
+    recomputes what it lost, and the filter must still be bit-identical to
+    one process's."""
+    keys = (np.arange(KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, dtype=np.int64) * 7919) - 12345
+    ref = BloomFilter(len(keys), 0.01, seed=11)
+    ref.add_many(keys)
+    series = dd.from_array(keys, chunksize=KILL_KEYS_PER_PARTITION)
+    assert series.npartitions == KILL_PARTITIONS
+    slow = series.map_partitions(_slow_partition, str(tmp_path), meta=series._meta)
+    with distributed.LocalCluster(
+        n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        pids = client.run(os.getpid)
+        lazy = ld.build(slow, len(keys), 0.01, seed=11, compute=False, client=client)
+        future = client.compute(lazy)
+        deadline = time.monotonic() + 30
+        while True:
+            held = client.run_on_scheduler(_in_memory_partitions)
+            if sum(held.values()) >= 3:
+                break
+            assert time.monotonic() < deadline, "the build never started"
+            time.sleep(0.01)
+        victim = max(held, key=held.get)
+        # At least 27 partitions x 0.1 s over 4 workers remain: mid-build.
+        assert not future.done()
+        os.kill(pids[victim], signal.SIGKILL)
+        bf = future.result(timeout=60)
+        removed = client.run_on_scheduler(
+            lambda dask_scheduler: victim not in dask_scheduler.workers
+            or dask_scheduler.workers[victim].status.name != "running"
+        )
+    runs = sorted(p.name.split("-")[0] for p in tmp_path.iterdir())
+    # The victim's partition results were lost and computed again.
+    assert len(runs) > KILL_PARTITIONS, "no partition ran twice: the kill missed"
+    assert set(runs) == {f"{i:03d}" for i in range(KILL_PARTITIONS)}
+    assert removed
+    assert bf.to_bytes() == ref.to_bytes()
