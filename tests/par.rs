@@ -20,62 +20,68 @@ fn parallel_build_is_bit_identical_and_answers_alike() {
     let n = 3 * lesshash::batch::CHUNK * 1024 + 5;
     for layout in Layout::ALL {
         for (s, scheme) in Scheme::ALL.into_iter().enumerate() {
-            let seed = layout as u64 * 10 + s as u64;
-            let keys = members(seed, n);
-            let queries: Vec<u64> = keys[..1000]
-                .iter()
-                .copied()
-                .chain(non_members(seed, 60_000))
-                .collect();
-            let mut seq = BloomFilter::builder()
-                .layout(layout)
-                .scheme(scheme)
-                .expected_items(n as u64)
-                .fpr(0.01)
-                .seed(seed)
-                .build()
-                .unwrap();
-            let empty = seq.clone();
-            seq.insert_batch(&keys);
-            let mut expected = vec![false; queries.len()];
-            seq.contains_batch(&queries, &mut expected).unwrap();
-            for threads in 1..=8 {
-                pool(threads).install(|| {
-                    let ctx = format!("{layout:?} {scheme:?} threads={threads}");
-                    let mut par = empty.clone();
-                    par.par_insert_batch(&keys);
-                    assert!(par == seq, "{ctx}: bits differ");
-                    assert_eq!(par.insert_calls(), n as u64);
-                    let mut out = vec![false; queries.len()];
-                    par.par_contains_batch(&queries, &mut out).unwrap();
-                    assert_eq!(out, expected, "{ctx}");
-                    let mut hits = vec![false; n];
-                    par.par_contains_batch(&keys, &mut hits).unwrap();
-                    assert!(hits.iter().all(|&x| x), "{ctx}: false negative");
-                    if scheme.is_two_hash() {
-                        let hk: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
-                        let hq: Vec<u128> = queries.iter().map(|k| hash_key(k, seed)).collect();
-                        let mut byhash = empty.clone();
-                        byhash.prehashed_mut().unwrap().par_insert_batch(&hk);
-                        assert!(byhash == seq, "{ctx}: pre-hashed bits differ");
-                        let by_hash = byhash.prehashed().unwrap();
-                        by_hash.par_contains_batch(&hq, &mut out).unwrap();
-                        assert_eq!(out, expected, "{ctx} pre-hashed");
-                        let e = by_hash.par_contains_batch(&hq, &mut [false; 1]);
-                        assert!(e.unwrap_err().to_string().contains("`out`"));
-                    } else {
-                        assert!(empty.prehashed().is_err());
-                    }
-                });
+            // A filter sized for the keys is built through per-thread copies,
+            // one 40 times larger by partitions (the sizes are checked in
+            // src/par/copies.rs's tests).
+            for oversize in [1, 40] {
+                let seed = layout as u64 * 10 + s as u64;
+                let keys = members(seed, n);
+                let queries: Vec<u64> = keys[..1000]
+                    .iter()
+                    .copied()
+                    .chain(non_members(seed, 60_000))
+                    .collect();
+                let mut seq = BloomFilter::builder()
+                    .layout(layout)
+                    .scheme(scheme)
+                    .expected_items(n as u64 * oversize)
+                    .fpr(0.01)
+                    .seed(seed)
+                    .build()
+                    .unwrap();
+                let empty = seq.clone();
+                seq.insert_batch(&keys);
+                let mut expected = vec![false; queries.len()];
+                seq.contains_batch(&queries, &mut expected).unwrap();
+                for threads in 1..=8 {
+                    pool(threads).install(|| {
+                        let ctx = format!("{layout:?} {scheme:?} x{oversize} threads={threads}");
+                        let mut par = empty.clone();
+                        par.par_insert_batch(&keys);
+                        assert!(par == seq, "{ctx}: bits differ");
+                        assert_eq!(par.insert_calls(), n as u64);
+                        let mut out = vec![false; queries.len()];
+                        par.par_contains_batch(&queries, &mut out).unwrap();
+                        assert_eq!(out, expected, "{ctx}");
+                        let mut hits = vec![false; n];
+                        par.par_contains_batch(&keys, &mut hits).unwrap();
+                        assert!(hits.iter().all(|&x| x), "{ctx}: false negative");
+                        if scheme.is_two_hash() {
+                            let hk: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                            let hq: Vec<u128> = queries.iter().map(|k| hash_key(k, seed)).collect();
+                            let mut byhash = empty.clone();
+                            byhash.prehashed_mut().unwrap().par_insert_batch(&hk);
+                            assert!(byhash == seq, "{ctx}: pre-hashed bits differ");
+                            let by_hash = byhash.prehashed().unwrap();
+                            by_hash.par_contains_batch(&hq, &mut out).unwrap();
+                            assert_eq!(out, expected, "{ctx} pre-hashed");
+                            let e = by_hash.par_contains_batch(&hq, &mut [false; 1]);
+                            assert!(e.unwrap_err().to_string().contains("`out`"));
+                        } else {
+                            assert!(empty.prehashed().is_err());
+                        }
+                    });
+                }
             }
         }
     }
 }
 
-/// The partitioned insert over many rounds (more keys than one round's
+/// The parallel insert over many rounds (more keys than one round's
 /// tasks), into a filter that already holds keys, with prefetching forced
-/// on and off, and into filters smaller than a part per thread: the bits
-/// are still exactly the sequential build's.
+/// on and off, into filters smaller than a part per thread and into ones
+/// built by each strategy: the bits are still exactly the sequential
+/// build's.
 #[test]
 fn parallel_insert_over_many_rounds_and_odd_sizes_is_bit_identical() {
     use lesshash::Prefetch;
@@ -83,8 +89,10 @@ fn parallel_insert_over_many_rounds_and_odd_sizes_is_bit_identical() {
     let keys = members(41, n);
     let before = members(42, 1000);
     for layout in Layout::ALL {
-        // 40 items: one or two blocks; 3_000_000: many parts per thread.
-        for expected in [40, 3_000_000] {
+        // 40 items: one or two blocks; 3,000,000: private copies on 2 and 3
+        // threads, partitions on 8; 30,000,000 (36 MiB): partitions, many
+        // per thread (src/par/copies.rs's tests check these sizes).
+        for expected in [40, 3_000_000, 30_000_000] {
             for prefetch in [Prefetch::Always, Prefetch::Never] {
                 let mut seq = BloomFilter::builder()
                     .layout(layout)

@@ -4,10 +4,12 @@
 //!   keys, each running the sequential pipeline (`src/batch.rs`,
 //!   prefetching included) over its keys and writing its own part of the
 //!   output; no synchronisation at all.
-//! * Inserts of two-hash schemes partition the batch by destination so
+//! * Inserts of two-hash schemes use no atomics: a filter small next to
+//!   the batch is built as one private copy per thread, ORed together at
+//!   the end ([`copies`]); a larger one is partitioned by destination so
 //!   that each thread owns a disjoint part of the bit array and sets bits
-//!   with plain stores ([`partition`]): bit-identical to the sequential
-//!   insert (tested bit for bit in `tests/par.rs`).
+//!   with plain stores ([`partition`]). Both are bit-identical to the
+//!   sequential insert (tested bit for bit in `tests/par.rs`).
 //! * Inserts of the `Independent` scheme (the k-hash baseline, which has no
 //!   two-hash plan to partition by) turn the filter into an
 //!   [`AtomicBloomFilter`] without copying the bits, and every task sets its
@@ -22,6 +24,7 @@
 
 use rayon::prelude::*;
 
+mod copies;
 mod partition;
 
 use crate::batch::{Plan, contains_pipeline, copy_hashes, hash_keys};
@@ -57,11 +60,14 @@ impl BloomFilter {
     /// [`insert_batch`](Self::insert_batch) on rayon's thread pool. The
     /// resulting filter is bit-identical to the sequential one.
     ///
-    /// Each thread sets the bits of its own part of the filter, without
-    /// atomics: the keys go through in rounds of 32,768 per thread, sorted
-    /// by the part their bits fall in. Working memory: about 16 bytes per
-    /// key of a round for the blocked layouts, 8 k bytes for the flat ones
-    /// (2 MiB per thread at k = 7). The `Independent` scheme sets bits with
+    /// No atomics: when the filter is small next to the batch (its size
+    /// times threads - 1 at most 16 bytes per key, and 256 MiB), each
+    /// thread inserts its share of the keys into a private copy of the bits
+    /// and the copies are ORed in at the end; otherwise each thread sets the
+    /// bits of its own part of the filter, the keys going through in rounds
+    /// of 32,768 per thread sorted by the part their bits fall in (working
+    /// memory: about 16 bytes per key of a round for the blocked layouts, 8
+    /// k bytes for the flat ones). The `Independent` scheme sets bits with
     /// atomic ORs instead.
     pub fn par_insert_batch<K: Key + Sync>(&mut self, keys: &[K]) {
         if sequential(keys.len()) {
@@ -86,7 +92,17 @@ impl BloomFilter {
     ) {
         let geometry = *self.geometry();
         match Plan::of(&geometry) {
-            Some(plan) => partition::insert(&plan, geometry.tuning, self.words_mut(), n, fill),
+            Some(plan) => {
+                let tuning = geometry.tuning;
+                let words = self.words_mut();
+                // Copies for a filter small next to the batch; partitions
+                // otherwise, or when the copies cannot be allocated.
+                let copied = copies::pays(words.len(), n, rayon::current_num_threads())
+                    && copies::insert(&plan, tuning, words, n, &fill);
+                if !copied {
+                    partition::insert(&plan, tuning, words, n, fill);
+                }
+            }
             None => self.par_insert_atomic(n, independent),
         }
         self.count_inserts(n);

@@ -1,0 +1,106 @@
+//! The parallel insert for filters that are small next to the batch: each
+//! thread inserts its share of the keys into a private zeroed copy of the
+//! bits (the first thread into the filter itself) by the sequential
+//! pipeline, then the copies are ORed into the filter, word ranges in
+//! parallel.
+//!
+//! OR is commutative and idempotent, so the filter is bit-identical to the
+//! sequential insert's (tested in `tests/par.rs`). The copies cost
+//! `(threads - 1) x` the filter's size in memory and two passes over it
+//! (zeroing, merging); the partitioned insert (`partition.rs`) costs about
+//! 16 bytes (blocked) to 8 k bytes (flat) of bucket traffic per key
+//! instead, and its extra passes over every key halve its gain while the
+//! filter sits in a core's cache. So copies are used when they are the
+//! smaller cost and bounded: [`pays`].
+
+#![forbid(unsafe_code)]
+
+use rayon::prelude::*;
+
+use crate::batch::{Plan, insert_pipeline};
+use crate::bits::AlignedWords;
+use crate::geometry::Tuning;
+
+/// Copies are used when their bytes are at most this many per key of the
+/// batch (the partitioned insert moves 16 or more per key).
+const COPY_BYTES_PER_KEY: usize = 16;
+
+/// And never more than this many bytes of copies in all.
+const MAX_COPY_BYTES: usize = 256 << 20;
+
+/// Words ORed per merge task.
+const MERGE_WORDS: usize = 1 << 13;
+
+/// Whether `n` keys into `words` words on `threads` threads go through
+/// private copies rather than partitions.
+pub(super) fn pays(words: usize, n: usize, threads: usize) -> bool {
+    let bytes = words
+        .saturating_mul(8)
+        .saturating_mul(threads.saturating_sub(1));
+    bytes <= n.saturating_mul(COPY_BYTES_PER_KEY) && bytes <= MAX_COPY_BYTES
+}
+
+/// Inserts the `n` keys whose hashes `fill(start, out)` writes into
+/// `words`, one share per thread, through copies. Returns `false`, having
+/// inserted nothing, if the copies cannot be allocated.
+pub(super) fn insert(
+    plan: &Plan,
+    tuning: Tuning,
+    words: &mut [u64],
+    n: usize,
+    fill: impl Fn(usize, &mut [u128]) + Sync,
+) -> bool {
+    let threads = rayon::current_num_threads().max(1);
+    let share = n.div_ceil(threads);
+    let bits = words.len() as u64 * 64;
+    let copies: Result<Vec<AlignedWords>, _> = (1..threads)
+        .map(|_| AlignedWords::zeroed(bits, "copy"))
+        .collect();
+    let Ok(mut copies) = copies else {
+        return false;
+    };
+    let insert_share = |words: &mut [u64], t: usize| {
+        let start = (t * share).min(n);
+        let len = share.min(n - start);
+        insert_pipeline(plan, tuning, words, len, |s, out| fill(start + s, out));
+    };
+    rayon::join(
+        || insert_share(words, 0),
+        || {
+            copies
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(i, copy)| insert_share(copy.words_mut(), i + 1))
+        },
+    );
+    words
+        .par_chunks_mut(MERGE_WORDS)
+        .enumerate()
+        .for_each(|(i, dst)| {
+            for copy in &copies {
+                let src = &copy.words()[i * MERGE_WORDS..][..dst.len()];
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d |= *s;
+                }
+            }
+        });
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pays;
+
+    /// tests/par.rs reaches both strategies by the filter's size; these are
+    /// the sizes it relies on (keys, bytes of the filter).
+    #[test]
+    fn the_sizes_tests_rely_on_pick_the_strategies_they_expect() {
+        // parallel_build_is_bit_identical: 98,309 keys; a filter sized for
+        // them (about 118 KiB) is copied, one 40 times larger partitioned.
+        assert!(pays(120 << 10 >> 3, 98_309, 8));
+        assert!(!pays((40 * 118) << 10 >> 3, 98_309, 2));
+        // parallel_insert_over_many_rounds: 600,003 keys; 36 MiB partitioned.
+        assert!(!pays(36 << 20 >> 3, 600_003, 2));
+        assert!(pays(64, 600_003, 8));
+    }
+}
