@@ -7,7 +7,10 @@
 //! machine's available parallelism). Each iteration handles `BATCH` u64
 //! keys from a pool of `POOL`, hashing included, against a filter built for
 //! 1e7 keys at 1% (12 MiB blocked, 11.4 MiB classic): issue 27's case, a
-//! bulk build of millions of keys. `par/count_min-add/w=1048583,d=5/<variant>`:
+//! bulk build of millions of keys (on 2 threads the filter is small enough
+//! next to the batch to be built as per-thread copies);
+//! `par/blocked-insert/n=1e8/<variant>`: a 120 MiB filter, partitioned.
+//! `par/count_min-add/w=1048583,d=5/<variant>`:
 //! `add_batch` against `par_add_batch` (count 1) into a plain two-hash
 //! Count-Min sketch of 1,048,583 (the prime after 2^20) x 5 counters (40 MiB).
 
@@ -103,6 +106,28 @@ pub fn register(c: &mut Criterion) {
             });
         }
     }
+    // A filter larger than the batch's worth of copies (120 MiB): the
+    // partitioned insert.
+    let mut big = BloomFilter::builder()
+        .expected_items(10 * N)
+        .fpr(0.01)
+        .build()
+        .expect("valid bench geometry");
+    let id = |variant: &str| BenchmarkId::new("blocked-insert/n=1e8", variant);
+    let mut cursor = Cursor::new();
+    g.bench_function(id("batch"), |b| {
+        b.iter(|| big.insert_batch(black_box(cursor.next(&inserts, BATCH))))
+    });
+    for (t, pool) in &pools {
+        let mut cursor = Cursor::new();
+        g.bench_function(id(&format!("par-threads={t}")), |b| {
+            b.iter(|| {
+                pool.install(|| big.par_insert_batch(black_box(cursor.next(&inserts, BATCH))))
+            })
+        });
+    }
+    drop(big);
+
     let mut sketch = CountMinSketch::builder()
         .width(1_048_583)
         .depth(5)
