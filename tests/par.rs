@@ -89,9 +89,9 @@ fn parallel_insert_over_many_rounds_and_odd_sizes_is_bit_identical() {
     let keys = members(41, n);
     let before = members(42, 1000);
     for layout in Layout::ALL {
-        // 40 items: one or two blocks; 3,000,000: private copies on 2 and 3
-        // threads, partitions on 8; 30,000,000 (36 MiB): partitions, many
-        // per thread (src/par/copies.rs's tests check these sizes).
+        // 40 items: one or two blocks, private copies; 3,000,000 (3.6 MiB)
+        // and 30,000,000 (36 MiB): partitions, many per thread
+        // (src/par/copies.rs's tests check these sizes).
         for expected in [40, 3_000_000, 30_000_000] {
             for prefetch in [Prefetch::Always, Prefetch::Never] {
                 let mut seq = BloomFilter::builder()

@@ -61,7 +61,7 @@ impl BloomFilter {
     /// resulting filter is bit-identical to the sequential one.
     ///
     /// No atomics: when the filter is small next to the batch (its size
-    /// times threads - 1 at most 16 bytes per key, and 256 MiB), each
+    /// times threads - 1 at most 4 bytes per key, and 256 MiB), each
     /// thread inserts its share of the keys into a private copy of the bits
     /// and the copies are ORed in at the end; otherwise each thread sets the
     /// bits of its own part of the filter, the keys going through in rounds
