@@ -99,19 +99,21 @@ mod tests {
     /// the sizes it relies on (keys, bytes of the filter).
     #[test]
     fn the_sizes_tests_rely_on_pick_the_strategies_they_expect() {
+        let words = |bytes: usize| bytes / 8;
         // parallel_build_is_bit_identical: 98,309 keys; a filter sized for
         // them (118-123 KiB) is copied on 2 to 4 threads and partitioned
         // on 8, one 40 times larger partitioned.
         for kib in [118, 123] {
-            assert!(pays(kib << 10 >> 3, 98_309, 2));
-            assert!(pays(kib << 10 >> 3, 98_309, 4));
-            assert!(!pays(kib << 10 >> 3, 98_309, 8));
-            assert!(!pays((40 * kib) << 10 >> 3, 98_309, 2));
+            let bytes = kib << 10;
+            assert!(pays(words(bytes), 98_309, 2));
+            assert!(pays(words(bytes), 98_309, 4));
+            assert!(!pays(words(bytes), 98_309, 8));
+            assert!(!pays(words(40 * bytes), 98_309, 2));
         }
         // parallel_insert_over_many_rounds: 600,003 keys; a filter of one
         // or two blocks copied, 3.6 MiB and 36 MiB partitioned.
         assert!(pays(16, 600_003, 8));
-        assert!(!pays((36 << 20) / 10 >> 3, 600_003, 2));
-        assert!(!pays(36 << 20 >> 3, 600_003, 2));
+        assert!(!pays(words(36 << 20) / 10, 600_003, 2));
+        assert!(!pays(words(36 << 20), 600_003, 2));
     }
 }
