@@ -288,11 +288,16 @@ def test_bad_arrow_and_pandas_batches():
     assert bf.insert_calls == 0
 
 
-def test_large_batches_take_the_parallel_path():
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("oversize", [1, 40])
+def test_large_batches_take_the_parallel_path(layout, oversize):
+    """From 131,072 keys batches run on rayon's threads: the crate builds a
+    filter small next to the batch from per-thread copies and a larger one
+    (oversize 40) by per-thread parts; both must equal small batches."""
     keys = np.arange(400_000, dtype=np.int64) * 11
-    bf = BloomFilter(400_000, 0.01)
+    bf = BloomFilter(400_000 * oversize, 0.01, layout=layout)
     bf.add_many(keys)  # queries of this many keys run in parallel
-    ref = BloomFilter(400_000, 0.01)
+    ref = BloomFilter(400_000 * oversize, 0.01, layout=layout)
     for chunk in np.array_split(keys, 8):  # below it
         ref.add_many(chunk)
     assert bf == ref
