@@ -12,7 +12,7 @@ use crate::batch::{PARALLEL_FROM, Sink, feed};
 use crate::errors::{to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
-use crate::shared::{Shared, read_both, write_from};
+use crate::shared::{Shared, compare, read_both, write_from};
 
 /// A Bloom filter: "possibly in the set" or "certainly not", in a fixed number
 /// of bits, from one XXH3-128 hash per key.
@@ -270,12 +270,7 @@ impl BloomFilter {
         let Ok(other) = other.cast::<BloomFilter>() else {
             return Ok(py.NotImplemented());
         };
-        let equal = read_both(py, &self.inner, &other.get().inner, |a, b| a == b);
-        Ok(match op {
-            CompareOp::Eq => equal.into_pyobject(py)?.to_owned().into_any().unbind(),
-            CompareOp::Ne => (!equal).into_pyobject(py)?.to_owned().into_any().unbind(),
-            _ => py.NotImplemented(),
-        })
+        compare(py, &self.inner, &other.get().inner, op)
     }
 
     /// An independent copy.

@@ -11,7 +11,7 @@ use crate::batch::{PARALLEL_FROM, Sink, feed};
 use crate::errors::{to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
-use crate::shared::{Shared, read_both, write_from};
+use crate::shared::{Shared, compare, write_from};
 
 /// A Count-Min sketch: frequency estimates that never undercount, off by at
 /// most `epsilon` times the total count with probability at least
@@ -305,12 +305,7 @@ impl CountMinSketch {
         let Ok(other) = other.cast::<CountMinSketch>() else {
             return Ok(py.NotImplemented());
         };
-        let equal = read_both(py, &self.inner, &other.get().inner, |a, b| a == b);
-        Ok(match op {
-            CompareOp::Eq => equal.into_pyobject(py)?.to_owned().into_any().unbind(),
-            CompareOp::Ne => (!equal).into_pyobject(py)?.to_owned().into_any().unbind(),
-            _ => py.NotImplemented(),
-        })
+        compare(py, &self.inner, &other.get().inner, op)
     }
 
     /// Sets every counter to zero.

@@ -160,6 +160,23 @@ impl<T: Send + Sync> Shared<T> {
     }
 }
 
+/// Python's `==` / `!=` between two shared values (`PartialEq`, both read
+/// together as in [`read_both`]); other comparisons are `NotImplemented`.
+pub fn compare<T: PartialEq + Send + Sync>(
+    py: Python<'_>,
+    a: &Shared<T>,
+    b: &Shared<T>,
+    op: pyo3::basic::CompareOp,
+) -> PyResult<Py<PyAny>> {
+    use pyo3::basic::CompareOp;
+    let equal = || read_both(py, a, b, |a, b| a == b);
+    Ok(match op {
+        CompareOp::Eq => equal().into_pyobject(py)?.to_owned().into_any().unbind(),
+        CompareOp::Ne => (!equal()).into_pyobject(py)?.to_owned().into_any().unbind(),
+        _ => py.NotImplemented(),
+    })
+}
+
 /// `f` on `a` and `b` read together, without the GIL. The locks are taken
 /// in address order, so that `f(a, b)` in one thread and `f(b, a)` in
 /// another cannot wait for each other; `a` and `b` the same value is read
