@@ -9,7 +9,9 @@
 //! 1e7 keys at 1% (12 MiB blocked, 11.4 MiB classic): issue 27's case, a
 //! bulk build of millions of keys (on 2 threads the filter is small enough
 //! next to the batch to be built as per-thread copies);
-//! `par/blocked-insert/n=1e8/<variant>`: a 120 MiB filter, partitioned.
+//! `par/blocked-insert/n=1e6/<variant>` and `.../n=1e8/<variant>`: empty
+//! filters for 1e6 keys (1.2 MiB: per-thread copies on 2 threads) and 1e8
+//! (120 MiB: partitions).
 //! `par/count_min-add/w=1048583,d=5/<variant>`:
 //! `add_batch` against `par_add_batch` (count 1) into a plain two-hash
 //! Count-Min sketch of 1,048,583 (the prime after 2^20) x 5 counters (40 MiB).
@@ -106,27 +108,28 @@ pub fn register(c: &mut Criterion) {
             });
         }
     }
-    // A filter larger than the batch's worth of copies (120 MiB): the
-    // partitioned insert.
-    let mut big = BloomFilter::builder()
-        .expected_items(10 * N)
-        .fpr(0.01)
-        .build()
-        .expect("valid bench geometry");
-    let id = |variant: &str| BenchmarkId::new("blocked-insert/n=1e8", variant);
-    let mut cursor = Cursor::new();
-    g.bench_function(id("batch"), |b| {
-        b.iter(|| big.insert_batch(black_box(cursor.next(&inserts, BATCH))))
-    });
-    for (t, pool) in &pools {
+    // A filter small next to the batch (1.2 MiB: per-thread copies) and
+    // one larger than the batch's worth of copies (120 MiB: partitions).
+    for (items, size) in [(N / 10, "n=1e6"), (10 * N, "n=1e8")] {
+        let mut f = BloomFilter::builder()
+            .expected_items(items)
+            .fpr(0.01)
+            .build()
+            .expect("valid bench geometry");
+        let id = |variant: &str| BenchmarkId::new(format!("blocked-insert/{size}"), variant);
         let mut cursor = Cursor::new();
-        g.bench_function(id(&format!("par-threads={t}")), |b| {
-            b.iter(|| {
-                pool.install(|| big.par_insert_batch(black_box(cursor.next(&inserts, BATCH))))
-            })
+        g.bench_function(id("batch"), |b| {
+            b.iter(|| f.insert_batch(black_box(cursor.next(&inserts, BATCH))))
         });
+        for (t, pool) in &pools {
+            let mut cursor = Cursor::new();
+            g.bench_function(id(&format!("par-threads={t}")), |b| {
+                b.iter(|| {
+                    pool.install(|| f.par_insert_batch(black_box(cursor.next(&inserts, BATCH))))
+                })
+            });
+        }
     }
-    drop(big);
 
     let mut sketch = CountMinSketch::builder()
         .width(1_048_583)
