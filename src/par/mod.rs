@@ -54,7 +54,7 @@ impl Drop for Shared<'_> {
 
 pub(crate) use crate::partition::sequential;
 
-/// Parallel batch paths; see `src/par.rs` for how they stay race-free and
+/// Parallel batch paths; see the module docs (`src/par/`) for how they stay race-free and
 /// bit-identical to the sequential ones.
 impl BloomFilter {
     /// [`insert_batch`](Self::insert_batch) on rayon's thread pool. The
