@@ -37,7 +37,6 @@
 
 #![forbid(unsafe_code)]
 
-use crate::Error;
 use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
 use crate::geometry::Tuning;
@@ -332,59 +331,11 @@ impl BloomFilter {
         self.count_inserts(keys.len());
     }
 
-    /// Writes into `out[i]` whether `keys[i]` is possibly in the set.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] naming `out` if `out` and `keys` differ in
-    /// length.
-    pub fn contains_batch<K: Key>(&self, keys: &[K], out: &mut [bool]) -> Result<(), Error> {
-        Error::check_len("out", keys.len(), out.len())?;
-        self.contains_keys_with(keys, |i, hit| out[i] = hit);
-        Ok(())
-    }
+    crate::query::read_only_methods!();
 
-    /// The answers for `keys` as a bitmap: bit `i % 64` of word `i / 64` is
-    /// set when `keys[i]` is possibly in the set (a selection mask for
-    /// columnar pipelines); `ceil(len / 64)` words, the unused high bits of
-    /// the last word zero.
-    pub fn contains_batch_bitmap<K: Key>(&self, keys: &[K]) -> Vec<u64> {
-        let mut out = vec![0; bitmap_words(keys.len())];
-        self.contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
-        out
-    }
-
-    /// [`contains_batch_bitmap`](Self::contains_batch_bitmap) into `out`
-    /// (overwritten), which must hold [`bitmap_words`]`(keys.len())` words.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] naming `out`.
-    pub fn contains_batch_into_bitmap<K: Key>(
-        &self,
-        keys: &[K],
-        out: &mut [u64],
-    ) -> Result<(), Error> {
-        Error::check_len("out", bitmap_words(keys.len()), out.len())?;
-        out.fill(0);
-        self.contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
-        Ok(())
-    }
-
-    pub(crate) fn contains_keys_with<K: Key>(&self, keys: &[K], mut hit: impl FnMut(usize, bool)) {
-        let g = self.geometry();
-        match Plan::of(g) {
-            Some(plan) => contains_pipeline(
-                &plan,
-                g.tuning,
-                self.words(),
-                keys.len(),
-                hash_keys(keys, g.seed),
-                hit,
-            ),
-            None => {
-                for (i, key) in keys.iter().enumerate() {
-                    hit(i, g.contains(self.words(), key));
-                }
-            }
-        }
+    /// The filter's parameters and bits, for the read-only paths.
+    #[inline]
+    pub(crate) fn frozen(&self) -> crate::query::Frozen<'_> {
+        crate::query::Frozen::native(self.geometry(), self.words())
     }
 }

@@ -7,7 +7,6 @@ use crate::bits::AlignedWords;
 use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
 use crate::hash::Key;
 use crate::kernel::Kernel;
-use crate::layout::{Layout, blocked, classic, partitioned};
 use crate::prefetch::Prefetch;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
@@ -160,13 +159,6 @@ impl BloomFilter {
         self.count_inserts(1);
     }
 
-    /// Whether a key given by its hash is possibly in the set; the scheme
-    /// is a two-hash one.
-    #[inline]
-    pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
-        self.geometry.contains_hash(self.bits.words(), hash)
-    }
-
     /// Removes every key (keeps the geometry and seed).
     pub fn clear(&mut self) {
         self.bits.clear();
@@ -184,57 +176,6 @@ impl BloomFilter {
     /// The heap memory used by the bits, in bytes.
     pub fn size_in_bytes(&self) -> usize {
         std::mem::size_of_val(self.bits.words())
-    }
-
-    /// The number of set bits.
-    pub fn count_ones(&self) -> u64 {
-        self.bits.count_ones()
-    }
-
-    /// The fraction of bits set.
-    pub fn fill_ratio(&self) -> f64 {
-        self.count_ones() as f64 / self.geometry.num_bits as f64
-    }
-
-    /// The estimated number of distinct keys inserted, from the fill (see the
-    /// layout's formula in [`Layout`]'s modules; Swamidoss and Bhattacharya
-    /// for classic).
-    pub fn estimated_len(&self) -> f64 {
-        let g = &self.geometry;
-        match g.layout {
-            Layout::Classic => classic::estimated_len(g.num_bits, g.num_hashes, self.count_ones()),
-            Layout::Partitioned => {
-                partitioned::estimated_len(self.bits.words(), g.range, g.num_hashes)
-            }
-            Layout::Blocked | Layout::SplitBlock => {
-                blocked::estimated_len(g.split(), self.bits.words(), g.range, g.num_hashes)
-            }
-        }
-    }
-
-    /// The false-positive rate of a query now: k independent hashes' rate
-    /// from the current fill, plus what the scheme's probe sequences add
-    /// for the [`estimated_len`](Self::estimated_len) keys held (the terms
-    /// of [`Layout::fpr`]).
-    pub fn expected_fpr(&self) -> f64 {
-        let g = &self.geometry;
-        let n = self.estimated_len();
-        let n = if n.is_finite() {
-            n.round() as u64
-        } else {
-            u64::MAX
-        };
-        let ideal = match g.layout {
-            Layout::Classic => classic::current_fpr(g.num_bits, g.num_hashes, self.count_ones()),
-            Layout::Partitioned => {
-                partitioned::current_fpr(self.bits.words(), g.range, g.num_hashes)
-            }
-            Layout::Blocked | Layout::SplitBlock => {
-                blocked::current_fpr(g.split(), self.bits.words(), g.range, g.num_hashes)
-            }
-        };
-        g.layout
-            .with_coincidences(g.scheme, g.num_bits, n, g.num_hashes, ideal)
     }
 
     /// The bit positions of a key by the scheme's oracle, in probe order
@@ -272,7 +213,7 @@ impl std::fmt::Debug for BloomFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Scheme;
+    use crate::{Layout, Scheme};
 
     #[test]
     fn debug_does_not_dump_bits() {

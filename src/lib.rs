@@ -87,6 +87,8 @@ mod geometry;
 pub mod kernel;
 mod lanes;
 mod layout;
+#[cfg(feature = "mmap")]
+mod mapped;
 mod output_file;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
@@ -96,6 +98,7 @@ mod persist;
 mod prefetch;
 pub mod prehashed;
 mod primes;
+mod query;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
@@ -113,6 +116,8 @@ pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_batch, hash_key};
 pub use kernel::{Kernel, kernel_name};
 pub use layout::Layout;
+#[cfg(feature = "mmap")]
+pub use mapped::MappedFilter;
 pub use prefetch::Prefetch;
 pub use prehashed::Prehashed;
 pub use scheme::{Enhancement, Scheme};

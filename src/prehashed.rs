@@ -28,7 +28,7 @@
 use std::ops::{Deref, DerefMut};
 
 use crate::Error;
-use crate::batch::{Plan, bitmap_words, contains_pipeline, copy_hashes, insert_pipeline};
+use crate::batch::{Plan, copy_hashes, insert_pipeline};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{Key, hash_key};
@@ -101,7 +101,7 @@ pub struct Prehashed<F> {
 impl<F> Prehashed<F> {
     /// The handle, or [`Error::PrehashedUnsupported`] for a scheme without
     /// a plan (`Independent`).
-    fn new(filter: F, geometry: &Geometry) -> Result<Self, Error> {
+    pub(crate) fn new(filter: F, geometry: &Geometry) -> Result<Self, Error> {
         match Plan::of(geometry) {
             Some(plan) => Ok(Self {
                 filter,
@@ -128,42 +128,10 @@ impl<F> Prehashed<F> {
 
 /// Queries through an owned filter (shared or exclusive borrow).
 impl<F: Deref<Target = BloomFilter>> Prehashed<F> {
-    /// Whether the key hashed to `hash` is possibly in the set.
-    #[inline]
-    pub fn contains(&self, hash: u128) -> bool {
-        self.filter.contains_hash_unchecked(hash)
-    }
+    crate::query::prehashed_queries!();
 
-    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is
-    /// possibly in the set (the batch pipeline).
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] naming `out` if the lengths differ.
-    pub fn contains_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
-        Error::check_len("out", hashes.len(), out.len())?;
-        contains_hashes(&self.filter, &self.plan, hashes, |i, hit| out[i] = hit);
-        Ok(())
-    }
-
-    /// The answers as a bitmap (see
-    /// [`BloomFilter::contains_batch_bitmap`]).
-    pub fn contains_batch_bitmap(&self, hashes: &[u128]) -> Vec<u64> {
-        let mut out = vec![0; bitmap_words(hashes.len())];
-        contains_hashes(&self.filter, &self.plan, hashes, |i, hit| {
-            out[i / 64] |= u64::from(hit) << (i % 64)
-        });
-        out
-    }
-
-    /// [`contains_batch`](Self::contains_batch) on rayon's thread pool.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] naming `out` if the lengths differ.
-    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
-    pub fn par_contains_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
-        Error::check_len("out", hashes.len(), out.len())?;
-        crate::par::par_contains_hashes(&self.filter, &self.plan, hashes, out);
-        Ok(())
+    fn frozen(&self) -> crate::query::Frozen<'_> {
+        self.filter.frozen()
     }
 }
 
@@ -200,28 +168,22 @@ impl<F: DerefMut<Target = BloomFilter>> Prehashed<F> {
     }
 }
 
-fn contains_hashes(
-    filter: &BloomFilter,
-    plan: &Plan,
-    hashes: &[u128],
-    hit: impl FnMut(usize, bool),
-) {
-    contains_pipeline(
-        plan,
-        filter.geometry().tuning,
-        filter.words(),
-        hashes.len(),
-        copy_hashes(hashes),
-        hit,
-    );
-}
-
 /// Queries through a view of serialized bytes.
 impl Prehashed<&FilterView<'_>> {
-    /// Whether the key hashed to `hash` is possibly in the set.
-    #[inline]
-    pub fn contains(&self, hash: u128) -> bool {
-        self.filter.contains_hash_unchecked(hash)
+    crate::query::prehashed_queries!();
+
+    fn frozen(&self) -> crate::query::Frozen<'_> {
+        self.filter.frozen()
+    }
+}
+
+/// Queries through a memory-mapped file.
+#[cfg(feature = "mmap")]
+impl Prehashed<&crate::MappedFilter> {
+    crate::query::prehashed_queries!();
+
+    fn frozen(&self) -> crate::query::Frozen<'_> {
+        self.filter.frozen()
     }
 }
 

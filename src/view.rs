@@ -14,6 +14,7 @@ use crate::filter::BloomFilter;
 use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
+use crate::query::{Frozen, read_only_methods};
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
 /// that the payload (at offset 64) is block-aligned as in an owned filter.
@@ -95,6 +96,17 @@ impl<'a> FilterView<'a> {
         })
     }
 
+    /// A view of bytes validated elsewhere (a [`MappedFilter`](crate::MappedFilter)'s
+    /// map): `words` is the payload of the filter `header` describes.
+    #[cfg(feature = "mmap")]
+    pub(crate) fn from_validated(header: Header, geometry: Geometry, words: &'a [u64]) -> Self {
+        Self {
+            header,
+            geometry,
+            words,
+        }
+    }
+
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
@@ -106,12 +118,13 @@ impl<'a> FilterView<'a> {
         &self.geometry
     }
 
-    /// Whether a key given by its hash is possibly in the set; the scheme
-    /// is a two-hash one (the caller holds a [`Prehashed`](crate::Prehashed)).
+    /// The parameters and the payload's words, for the read-only paths.
     #[inline]
-    pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
-        self.geometry.contains_hash(&LeWords(self.words), hash)
+    pub(crate) fn frozen(&self) -> Frozen<'_> {
+        Frozen::payload(&self.geometry, self.words)
     }
+
+    read_only_methods!();
 
     /// The parsed header.
     pub fn header(&self) -> &Header {

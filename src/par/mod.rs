@@ -27,11 +27,11 @@ use rayon::prelude::*;
 mod copies;
 mod partition;
 
-use crate::batch::{Plan, contains_pipeline, copy_hashes, hash_keys};
+use crate::AtomicBloomFilter;
+use crate::batch::{Plan, copy_hashes, hash_keys};
 use crate::bits::AlignedWords;
 use crate::filter::BloomFilter;
 use crate::hash::Key;
-use crate::{AtomicBloomFilter, Error};
 
 /// Keys per parallel task: the partitioned insert's task size, for the
 /// same reasons (16,384 keys are 20-200 µs of work, enough to balance two
@@ -131,25 +131,6 @@ impl BloomFilter {
         drop(shared);
         self.set_insert_calls(calls);
     }
-
-    /// [`contains_batch`](Self::contains_batch) on rayon's thread pool.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] naming `out`.
-    pub fn par_contains_batch<K: Key + Sync>(
-        &self,
-        keys: &[K],
-        out: &mut [bool],
-    ) -> Result<(), Error> {
-        if sequential(keys.len()) {
-            return self.contains_batch(keys, out);
-        }
-        Error::check_len("out", keys.len(), out.len())?;
-        keys.par_chunks(PAR_TASK)
-            .zip(out.par_chunks_mut(PAR_TASK))
-            .for_each(|(ks, os)| self.contains_keys_with(ks, |i, hit| os[i] = hit));
-        Ok(())
-    }
 }
 
 /// [`Prehashed::par_insert_batch`](crate::prehashed::Prehashed::par_insert_batch)
@@ -160,27 +141,4 @@ pub(crate) fn par_insert_hashes(filter: &mut BloomFilter, hashes: &[u128]) {
         |start, hs| copy_hashes(hashes)(start, hs),
         |_, _| unreachable!("pre-hashed keys have a kernel plan"),
     );
-}
-
-/// [`Prehashed::par_contains_batch`](crate::prehashed::Prehashed::par_contains_batch)
-/// with lengths checked.
-pub(crate) fn par_contains_hashes(
-    filter: &BloomFilter,
-    plan: &Plan,
-    hashes: &[u128],
-    out: &mut [bool],
-) {
-    hashes
-        .par_chunks(PAR_TASK)
-        .zip(out.par_chunks_mut(PAR_TASK))
-        .for_each(|(hs, os)| {
-            contains_pipeline(
-                plan,
-                filter.geometry().tuning,
-                filter.words(),
-                hs.len(),
-                copy_hashes(hs),
-                |i, hit| os[i] = hit,
-            )
-        });
 }

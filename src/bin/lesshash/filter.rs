@@ -1,23 +1,21 @@
 //! `lesshash filter`: stream lines through a filter.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 
 use crate::input::{CHUNK, Chunks, InputArgs, for_each_line, strip_eol};
-use crate::output::{check_not_stdout, input_id, load_filter};
+use crate::output::{FilterArg, check_not_stdout, input_id};
 
 /// The context of a failed write of the selected lines.
 const STDOUT: &str = "cannot write to stdout";
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The filter file.
-    #[arg(value_name = "FILTER")]
-    filter: PathBuf,
+    #[command(flatten)]
+    filter: FilterArg,
 
     #[command(flatten)]
     input: InputArgs,
@@ -32,7 +30,8 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     // `filter F -i x >> x` would read its own output forever; `>> F` would
     // append lines to the filter file.
     check_not_stdout(input_id(args.input.path()), &args.input.name())?;
-    let filter = load_filter(&args.filter)?;
+    let opened = args.filter.open()?;
+    let filter = opened.view();
     let name = args.input.name();
     let mut chunks = Chunks::new(args.input.open()?);
     let spec = args.input.key_spec();

@@ -1,22 +1,21 @@
 //! `lesshash info`: a filter file's parameters and state.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::output::load_filter;
+use crate::output::FilterArg;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The filter file.
-    #[arg(value_name = "FILTER")]
-    filter: PathBuf,
+    #[command(flatten)]
+    filter: FilterArg,
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    let f = load_filter(&args.filter)?;
+    let opened = args.filter.open()?;
+    let f = opened.view();
     let n = f.insert_calls();
     let bits_per_key = if n == 0 {
         "-".to_string()
@@ -24,14 +23,27 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         format!("{:.2}", f.num_bits() as f64 / n as f64)
     };
     let rows = [
-        ("file", args.filter.display().to_string()),
+        ("file", args.filter.filter.display().to_string()),
+        (
+            "checksum",
+            if args.filter.skip_checksum {
+                "not checked (--skip-checksum)"
+            } else {
+                "verified"
+            }
+            .to_string(),
+        ),
         ("layout", f.layout().name().to_string()),
         ("scheme", f.scheme().name().to_string()),
         ("hashes (k)", f.num_hashes().to_string()),
         ("bits (m)", f.num_bits().to_string()),
         (
             "bytes",
-            format!("{} ({} in the file)", f.size_in_bytes(), f.serialized_len()),
+            format!(
+                "{} ({} in the file)",
+                f.header().payload_len(),
+                f.header().total_len()
+            ),
         ),
         ("seed", format!("{:#x}", f.seed())),
         ("inserted", format!("{n} (insert calls, repeats included)")),

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, Once};
 
 use anyhow::{Context, Result, bail};
-use lesshash::BloomFilter;
+use lesshash::{Block, BloomFilter, FilterView, MappedFilter};
 
 use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
 
@@ -128,12 +128,87 @@ pub(crate) fn check_not_stdout(input: Option<FileId>, name: &str) -> Result<()> 
     Ok(())
 }
 
-/// Loads the filter file a command reads (`filter`, `query`, `info`),
-/// refusing first when stdout is that file (`>> FILTER` would append text
-/// to it).
-pub(crate) fn load_filter(path: &Path) -> Result<BloomFilter> {
+/// A filter file opened for queries (`query`, `filter`, `info`): a
+/// regular file is memory-mapped, so a query reads only the pages its keys
+/// fall in, not the whole file; anything else (a pipe, `/dev/stdin`) cannot
+/// be mapped and is read whole into an aligned buffer.
+pub(crate) enum Opened {
+    Mapped(MappedFilter),
+    Read(Vec<Block>),
+}
+
+impl Opened {
+    /// The filter, queried in place.
+    pub(crate) fn view(&self) -> FilterView<'_> {
+        match self {
+            Opened::Mapped(m) => m.view(),
+            Opened::Read(blocks) => {
+                let bytes: &[u8] = bytemuck::cast_slice(blocks);
+                let len = Self::read_len(bytes);
+                // Validated in `open_filter`; the header is parsed again.
+                FilterView::new_unverified(&bytes[..len])
+                    .expect("bytes validated when the filter was read")
+            }
+        }
+    }
+
+    /// The serialized length, from the header at the buffer's start.
+    fn read_len(bytes: &[u8]) -> usize {
+        lesshash::format::Header::parse(bytes)
+            .map(|h| h.total_len() as usize)
+            .unwrap_or(bytes.len())
+    }
+}
+
+/// The filter file a query command reads, and how to check it.
+#[derive(clap::Args, Debug)]
+pub(crate) struct FilterArg {
+    /// The filter file (a regular file is memory-mapped: only the pages
+    /// the queries touch are read).
+    #[arg(value_name = "FILTER")]
+    pub(crate) filter: PathBuf,
+
+    /// Do not verify the payload's checksum: open in constant time instead
+    /// of reading the whole file once. Header and length are still checked.
+    /// For files checked before: a damaged payload then answers wrongly
+    /// instead of being refused.
+    #[arg(long)]
+    pub(crate) skip_checksum: bool,
+}
+
+impl FilterArg {
+    /// Opens the filter (see [`open_filter`]).
+    pub(crate) fn open(&self) -> Result<Opened> {
+        open_filter(&self.filter, !self.skip_checksum)
+    }
+}
+
+/// Opens the filter file a command queries, refusing first when stdout is
+/// that file (`>> FILTER` would append text to it). `verify`: check the
+/// payload's checksum (one pass over the file) as well as the header and
+/// the length.
+pub(crate) fn open_filter(path: &Path, verify: bool) -> Result<Opened> {
     check_not_stdout(FileId::of_path(path), &path.display().to_string())?;
-    BloomFilter::read_file(path).with_context(|| format!("cannot load filter {}", path.display()))
+    let context = || format!("cannot load filter {}", path.display());
+    let regular = fs::metadata(path).is_ok_and(|m| m.is_file());
+    if regular {
+        let mapped = if verify {
+            MappedFilter::open(path)
+        } else {
+            MappedFilter::open_unverified(path)
+        };
+        return Ok(Opened::Mapped(mapped.with_context(context)?));
+    }
+    // A stream: read through the owned loader (its allocation grows with
+    // what arrives, whatever the header claims, and it verifies the
+    // checksum), then copy into a cache-line aligned buffer for the view.
+    let file = File::open(path).with_context(context)?;
+    let bytes = BloomFilter::read_from(file)
+        .with_context(context)?
+        .to_bytes();
+    let mut blocks = vec![Block([0; 8]); bytes.len().div_ceil(64)];
+    bytemuck::cast_slice_mut::<Block, u8>(&mut blocks)[..bytes.len()].copy_from_slice(&bytes);
+    Ok(Opened::Read(blocks))
 }
 
 /// A filter output opened for writing (`-o`).

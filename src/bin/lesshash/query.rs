@@ -1,18 +1,16 @@
 //! `lesshash query`: look keys up given on the command line.
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::output::load_filter;
+use crate::output::FilterArg;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The filter file.
-    #[arg(value_name = "FILTER")]
-    filter: PathBuf,
+    #[command(flatten)]
+    filter: FilterArg,
 
     /// Keys to look up (each argument's bytes, as a line's would be).
     #[arg(value_name = "KEY", required = true)]
@@ -20,7 +18,8 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
-    let filter = load_filter(&args.filter)?;
+    let opened = args.filter.open()?;
+    let filter = opened.view();
     let mut out = std::io::stdout().lock();
     let mut all = true;
     for key in &args.keys {

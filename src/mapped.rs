@@ -1,0 +1,226 @@
+//! [`MappedFilter`]: a filter file queried through a read-only memory map
+//! (feature `mmap`, on by default), for filters larger than a process
+//! should load, or than the machine's memory.
+//!
+//! Opening maps the file and validates the header and the length (O(1));
+//! [`MappedFilter::open`] also verifies the checksum, one pass over the
+//! file. After that a query reads only the pages its keys' bits are in:
+//! one 4 KiB page per key for the blocked layouts, up to k for the flat
+//! ones, from the page cache or the disk. The pages are the operating
+//! system's to keep or drop, so a mapped filter's resident memory is
+//! whatever its queries have touched, and it answers queries on a file
+//! larger than the machine's memory.
+//!
+//! # What the map sees when the file changes
+//!
+//! * **Replaced** (renamed over, as lesshash's own
+//!   [`write_file`](crate::BloomFilter::write_file) and the CLI's `-o` do):
+//!   the map keeps the old file's contents until it is dropped. A new
+//!   [`MappedFilter::open`] sees the new file.
+//! * **Truncated** (or shortened any other way) while mapped: reading a
+//!   page past the new end raises `SIGBUS`, which kills the process. No
+//!   lesshash code path truncates or writes into an existing filter file,
+//!   but another program could; do not map files that others modify in
+//!   place. The length is checked at open, so a file that is already
+//!   short is an error, never a crash.
+//! * **Written in place**: queries may see any mix of old and new bytes.
+//!   Open with [`MappedFilter::open`] (checksum) after such a write.
+
+#![deny(unsafe_code)]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+
+use crate::Error;
+use crate::filter::BloomFilter;
+use crate::format::{HEADER_LEN, Header, validate};
+use crate::geometry::Geometry;
+use crate::hash::Key;
+use crate::persist::io_err;
+use crate::prehashed::Prehashed;
+use crate::query::{Frozen, read_only_methods};
+use crate::view::FilterView;
+
+/// A read-only filter over a memory-mapped file in the v1 format.
+///
+/// Answers every query a [`BloomFilter`] answers (single, batch, bitmap,
+/// parallel, pre-hashed) with the same results, from the file's pages.
+/// `Send` and `Sync`: threads can share one map.
+///
+/// ```
+/// use lesshash::{BloomFilter, MappedFilter};
+///
+/// # let dir = tempfile::tempdir().unwrap();
+/// # let path = dir.path().join("users.lhbf");
+/// let mut filter = BloomFilter::with_fpr(1000, 0.01)?;
+/// filter.insert("apple");
+/// filter.write_file(&path)?;
+///
+/// let mapped = MappedFilter::open(&path)?; // header, length and checksum checked
+/// assert!(mapped.contains("apple"));
+/// let mut found = [false; 2];
+/// mapped.contains_batch(&["apple", "pear"], &mut found)?;
+/// assert!(found[0]);
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+pub struct MappedFilter {
+    map: Mmap,
+    header: Header,
+    geometry: Geometry,
+    path: PathBuf,
+}
+
+impl MappedFilter {
+    /// Maps the filter file at `path` and validates it fully: header,
+    /// length, padding and the checksum. The checksum reads the whole file
+    /// once (into the page cache, where later queries find it); use
+    /// [`open_unverified`](Self::open_unverified) to skip that pass.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if the file cannot be opened, inspected or mapped;
+    /// [`Error::InvalidParameter`] (`path`) if it is not a regular file;
+    /// any format error of [`BloomFilter::from_bytes`] (a short or long
+    /// file is [`Error::Truncated`] or [`Error::SizeMismatch`], a damaged
+    /// one [`Error::ChecksumMismatch`]).
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        Self::map(path.as_ref(), true)
+    }
+
+    /// As [`open`](Self::open) without the checksum pass: opening costs
+    /// the same for any size (it reads the first page). Header, length and
+    /// padding are still validated, so queries never read out of bounds;
+    /// a damaged payload would answer wrongly instead of being rejected.
+    /// For files verified before (by [`open`](Self::open) in another
+    /// process, or by the storage).
+    ///
+    /// # Errors
+    /// As [`open`](Self::open) except [`Error::ChecksumMismatch`].
+    pub fn open_unverified(path: impl AsRef<Path>) -> Result<Self, Error> {
+        Self::map(path.as_ref(), false)
+    }
+
+    fn map(path: &Path, verify: bool) -> Result<Self, Error> {
+        let file = File::open(path).map_err(io_err("opening the file"))?;
+        let meta = file
+            .metadata()
+            .map_err(io_err("reading the file's metadata"))?;
+        if !meta.is_file() {
+            return Err(Error::InvalidParameter {
+                name: "path",
+                reason: format!(
+                    "{} is not a regular file (only regular files can be mapped; \
+                     read others with BloomFilter::read_file)",
+                    path.display()
+                ),
+            });
+        }
+        // SAFETY: `Mmap::map` is unsafe because the file can change under
+        // the map. lesshash never writes into an existing file (its writers
+        // write a new file and rename it over), and the map is read-only.
+        // The length was just read and `validate` below checks it against
+        // the header, so every read the view makes is inside the file as
+        // it was opened; a file truncated by another program while mapped
+        // is the hazard the module docs state (SIGBUS), as with any map.
+        #[allow(unsafe_code)]
+        let map = unsafe { Mmap::map(&file) }.map_err(io_err("mapping the file"))?;
+        let (header, _) = validate(&map, verify)?;
+        let geometry = header.geometry();
+        let mapped = Self {
+            map,
+            header,
+            geometry,
+            path: path.to_path_buf(),
+        };
+        // The payload must be 8-byte aligned to be read as words; a map is
+        // page-aligned, so this only fails on a platform that breaks that.
+        mapped.try_words()?;
+        Ok(mapped)
+    }
+
+    /// The payload as little-endian words.
+    fn try_words(&self) -> Result<&[u64], Error> {
+        let payload = &self.map[HEADER_LEN..HEADER_LEN + self.header.payload_len() as usize];
+        bytemuck::try_cast_slice(payload).map_err(|_| Error::Misaligned {
+            field: "mapped file",
+            align: 8,
+            offset: payload.as_ptr() as usize % 8,
+        })
+    }
+
+    /// The payload's words (checked aligned at open).
+    #[inline]
+    fn words(&self) -> &[u64] {
+        self.try_words().unwrap_or_default()
+    }
+
+    /// The parameters and the payload, for the read-only paths.
+    #[inline]
+    pub(crate) fn frozen(&self) -> Frozen<'_> {
+        Frozen::payload(&self.geometry, self.words())
+    }
+
+    /// A [`FilterView`] of the mapped bytes (no validation: done at open).
+    pub fn view(&self) -> FilterView<'_> {
+        FilterView::from_validated(self.header, self.geometry, self.words())
+    }
+
+    /// Whether a key is possibly in the set (`false`: certainly not).
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        self.frozen().contains(key)
+    }
+
+    read_only_methods!();
+
+    /// The pre-hashed queries (keys given by their 128-bit
+    /// [`hash_key`](crate::hash_key) with this filter's seed).
+    ///
+    /// # Errors
+    /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
+    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
+        Prehashed::new(self, &self.geometry)
+    }
+
+    /// The parsed header.
+    pub fn header(&self) -> &Header {
+        &self.header
+    }
+
+    crate::geometry::parameter_getters!(header);
+
+    /// The stored insert counter.
+    pub fn insert_calls(&self) -> u64 {
+        self.header.insert_calls
+    }
+
+    /// The mapped file's length in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.map.len() as u64
+    }
+
+    /// The path the filter was opened from (for messages and for reopening
+    /// it elsewhere, e.g. on another worker sharing the storage).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// An owned, writable copy of the filter (reads the whole file).
+    ///
+    /// # Errors
+    /// [`Error::Allocation`] if the bits cannot be allocated.
+    pub fn to_filter(&self) -> Result<BloomFilter, Error> {
+        self.view().to_filter()
+    }
+}
+
+/// Shows the path and the parameters, never the bits.
+impl std::fmt::Debug for MappedFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MappedFilter")
+            .field("path", &self.path)
+            .field("header", &self.header)
+            .finish()
+    }
+}
