@@ -195,6 +195,12 @@ impl MappedFilter {
         self.header.insert_calls
     }
 
+    /// The serialized filter, as mapped (the whole file: header, payload,
+    /// checksum); reading it touches every page.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.map
+    }
+
     /// The mapped file's length in bytes.
     pub fn file_len(&self) -> u64 {
         self.map.len() as u64

@@ -128,6 +128,7 @@ fn assert_same_answers(f: &BloomFilter, m: &MappedFilter, keys: &[u64], ctx: &st
     );
     assert_eq!(m.insert_calls(), f.insert_calls(), "{ctx}");
     assert_eq!(m.file_len(), f.serialized_len(), "{ctx}");
+    assert_eq!(m.as_bytes(), f.to_bytes(), "{ctx}");
     assert_eq!(&m.to_filter().unwrap(), f, "{ctx}: to_filter");
 }
 
