@@ -6,6 +6,7 @@
 //! cargo bench --bench lesshash -- hashes_saved  # one group (a regex filter)
 //! cargo bench --bench lesshash -- '^hash/'       # XXH3-128 per key vs batched
 //! cargo bench --bench lesshash -- '^par/'        # par_* against the sequential batch calls
+//! cargo bench --bench lesshash -- '^mapped/'     # memory-mapped filter files against loaded ones
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
 //! cargo run --release --example bench_report    # docs/benchmarks.md + plots
 //! ```
@@ -26,6 +27,8 @@ mod groups {
     pub mod format;
     pub mod hash;
     pub mod hashes_saved;
+    #[cfg(feature = "mmap")]
+    pub mod mapped;
     #[cfg(feature = "rayon")]
     pub mod par;
     pub mod peers;
@@ -62,6 +65,8 @@ fn main() {
     groups::blocked::register(&mut c);
     #[cfg(feature = "rayon")]
     groups::par::register(&mut c);
+    #[cfg(feature = "mmap")]
+    groups::mapped::register(&mut c);
 
     c.final_summary();
     run_event("end");

@@ -1149,3 +1149,85 @@ fn allocation_failure_is_not_a_parameter_error() {
     assert!(!stderr(&out).contains("invalid"), "{}", stderr(&out));
     assert_eq!(names_in(&dir), ["k.txt"]);
 }
+
+/// `query`, `filter` and `info` map the filter file: under a data-segment
+/// limit (`ulimit -d`, which counts heap and anonymous memory, not
+/// read-only file maps) far below the filter's size they still answer,
+/// while `merge`, which must load the filter, cannot allocate it.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_filter_larger_than_the_memory_limit_is_queried_through_the_map() {
+    let dir = Dir::new();
+    write_lines(&dir.path("keys.txt"), (0..1000).map(member));
+    let (keys, f) = (dir.s("keys.txt"), dir.s("big.lhbf"));
+    // 50 million keys at 1%: a 62 MB file, against a 24 MiB limit.
+    let o = lesshash(&[
+        "build", "-i", &keys, "-o", &f, "--fpr", "0.01", "--items", "50000000", "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(std::fs::metadata(&f).unwrap().len() > 60_000_000);
+    let limited = |args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -d 24576 && exec \"$0\" {args}"))
+            .arg(BIN)
+            .output()
+            .unwrap()
+    };
+    for verify in ["", "--skip-checksum"] {
+        let o = limited(&format!("query {verify} {f} user-1 user-999"));
+        assert_eq!(o.status.code(), Some(0), "{verify}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "user-1\tyes\nuser-999\tyes\n");
+        let o = limited(&format!("filter {verify} {f} -i {keys} -q"));
+        assert_eq!(o.stdout.iter().filter(|&&b| b == b'\n').count(), 1000);
+        let o = limited(&format!("info {verify} {f}"));
+        assert!(
+            stdout(&o).contains("inserted         1000"),
+            "{}",
+            stdout(&o)
+        );
+    }
+    // The limit is real: loading the same filter fails under it.
+    let o = limited(&format!("merge {f} {f} -o {}", dir.s("m.lhbf")));
+    assert_error(&o, &["allocate"]);
+}
+
+/// `--skip-checksum` opens a damaged payload (and answers from it) where
+/// the default refuses it; header and length damage is refused either way.
+#[test]
+fn skip_checksum_skips_only_the_checksum() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1000, &[]);
+    let good = std::fs::read(&f).unwrap();
+    let bad = dir.s("bad.lhbf");
+    let mut flipped = good.clone();
+    flipped[100] ^= 0x10;
+    std::fs::write(&bad, &flipped).unwrap();
+    assert_error(&lesshash(&["query", &bad, "user-1"]), &["checksum"]);
+    let o = lesshash(&["query", "--skip-checksum", &bad, "user-1"]);
+    assert_eq!(stdout(&o), "user-1\tyes\n", "{}", stderr(&o));
+    let o = lesshash(&["info", "--skip-checksum", &bad]);
+    assert!(stdout(&o).contains("not checked"), "{}", stdout(&o));
+    std::fs::write(&bad, &good[..good.len() - 1]).unwrap();
+    assert_error(
+        &lesshash(&["query", "--skip-checksum", &bad, "user-1"]),
+        &["truncated"],
+    );
+}
+
+/// A filter that is not a regular file (a pipe) cannot be mapped: it is
+/// read whole, with the checksum checked, and answers the same.
+#[cfg(unix)]
+#[test]
+fn a_filter_on_a_pipe_is_read_not_mapped() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1000, &[]);
+    let bytes = std::fs::read(&f).unwrap();
+    let o = lesshash_stdin(&["query", "/dev/stdin", "user-5", "nobody"], &bytes);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("user-5\tyes\n"), "{}", stdout(&o));
+    let mut flipped = bytes.clone();
+    flipped[100] ^= 0x10;
+    let o = lesshash_stdin(&["query", "/dev/stdin", "user-5"], &flipped);
+    assert_error(&o, &["checksum"]);
+}
