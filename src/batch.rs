@@ -330,12 +330,4 @@ impl BloomFilter {
         }
         self.count_inserts(keys.len());
     }
-
-    crate::query::read_only_methods!();
-
-    /// The filter's parameters and bits, for the read-only paths.
-    #[inline]
-    pub(crate) fn frozen(&self) -> crate::query::Frozen<'_> {
-        crate::query::Frozen::native(self.geometry(), self.words())
-    }
 }

@@ -18,9 +18,11 @@ use std::borrow::Cow;
 
 use crate::batch::{Plan, contains_pipeline, copy_hashes, hash_keys};
 use crate::bits::LeWords;
+use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::layout::{Layout, blocked, classic, partitioned};
+use crate::view::FilterView;
 
 /// A filter's parameters and bits, borrowed for reading.
 #[derive(Clone, Copy)]
@@ -186,11 +188,11 @@ impl<'a> Frozen<'a> {
     #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
     pub(crate) fn par_contains_keys<K: Key + Sync>(&self, keys: &[K], out: &mut [bool]) {
         use rayon::prelude::*;
-        if crate::par::sequential(keys.len()) {
+        if crate::partition::sequential(keys.len()) {
             return self.contains_keys_with(keys, |i, hit| out[i] = hit);
         }
-        keys.par_chunks(crate::par::PAR_TASK)
-            .zip(out.par_chunks_mut(crate::par::PAR_TASK))
+        keys.par_chunks(crate::partition::TASK)
+            .zip(out.par_chunks_mut(crate::partition::TASK))
             .for_each(|(ks, os)| self.contains_keys_with(ks, |i, hit| os[i] = hit));
     }
 
@@ -198,12 +200,12 @@ impl<'a> Frozen<'a> {
     #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
     pub(crate) fn par_contains_hashes(&self, plan: &Plan, hashes: &[u128], out: &mut [bool]) {
         use rayon::prelude::*;
-        if crate::par::sequential(hashes.len()) {
+        if crate::partition::sequential(hashes.len()) {
             return self.contains_hashes_with(plan, hashes, |i, hit| out[i] = hit);
         }
         hashes
-            .par_chunks(crate::par::PAR_TASK)
-            .zip(out.par_chunks_mut(crate::par::PAR_TASK))
+            .par_chunks(crate::partition::TASK)
+            .zip(out.par_chunks_mut(crate::partition::TASK))
             .for_each(|(hs, os)| self.contains_hashes_with(plan, hs, |i, hit| os[i] = hit));
     }
 }
@@ -308,6 +310,8 @@ macro_rules! read_only_methods {
         }
     };
 }
+// Used by `mapped` (feature `mmap`); this module's own impls below.
+#[cfg_attr(not(feature = "mmap"), allow(unused_imports))]
 pub(crate) use read_only_methods;
 
 /// The pre-hashed queries of a [`Prehashed`](crate::Prehashed) handle over
@@ -366,3 +370,25 @@ macro_rules! prehashed_queries {
     };
 }
 pub(crate) use prehashed_queries;
+
+/// The read-only methods of an owned filter.
+impl BloomFilter {
+    /// The filter's parameters and bits, for the read-only paths.
+    #[inline]
+    pub(crate) fn frozen(&self) -> Frozen<'_> {
+        Frozen::native(self.geometry(), self.words())
+    }
+
+    read_only_methods!();
+}
+
+/// The read-only methods of a view: the same as an owned filter's.
+impl FilterView<'_> {
+    /// The parameters and the payload's words, for the read-only paths.
+    #[inline]
+    pub(crate) fn frozen(&self) -> Frozen<'_> {
+        Frozen::payload(self.geometry(), self.payload_words())
+    }
+
+    read_only_methods!();
+}

@@ -14,7 +14,6 @@ use crate::filter::BloomFilter;
 use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::query::{Frozen, read_only_methods};
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
 /// that the payload (at offset 64) is block-aligned as in an owned filter.
@@ -118,13 +117,10 @@ impl<'a> FilterView<'a> {
         &self.geometry
     }
 
-    /// The parameters and the payload's words, for the read-only paths.
-    #[inline]
-    pub(crate) fn frozen(&self) -> Frozen<'_> {
-        Frozen::payload(&self.geometry, self.words)
+    /// The payload as little-endian words.
+    pub(crate) fn payload_words(&self) -> &'a [u64] {
+        self.words
     }
-
-    read_only_methods!();
 
     /// The parsed header.
     pub fn header(&self) -> &Header {
