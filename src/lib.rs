@@ -48,7 +48,9 @@
 //!
 //! * [`format`](mod@format): the versioned binary format (`to_bytes`, `from_bytes`,
 //!   `write_to`, `read_from`, `write_file`, `read_file`) and
-//!   [`FilterView`], a zero-copy view of a serialized filter. Set
+//!   [`FilterView`], a zero-copy view of a serialized filter, and
+//!   `MappedFilter` (feature `mmap`, on by default), a filter file queried
+//!   through a read-only memory map without loading it. Set
 //!   operations (`union`, `intersect`, `estimated_union_len`) and
 //!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
 //!
