@@ -15,11 +15,17 @@ contents, and the tasks refer to it by that future; the copies go when
 the last collection or future that refers to it is gone. Without a
 client (the local schedulers) the tasks use the caller's filter itself.
 
+A filter file on storage every worker sees travels as its path instead:
+pass the path (or a filter from ``BloomFilter.open``), and each worker
+process maps the file once (``BloomFilter.open``) and queries the map.
+
 Requires the ``dask`` extra: ``pip install "./python[dask]"``.
 """
 
 from __future__ import annotations
 
+import os
+import threading
 import uuid
 
 import numpy as np
@@ -109,10 +115,11 @@ _IMPORTED: set = set()
 
 
 # The scheduler's memory accounting and the workers' spilling see the bit
-# array, not the Python object's few bytes.
+# array, not the Python object's few bytes; a map's pages are the page
+# cache's, not the process's, so it counts as the small object it is.
 @sizeof.register(BloomFilter)
 def _sizeof(bf: BloomFilter) -> int:
-    return bf.nbytes
+    return 64 if bf.read_only else bf.nbytes
 
 
 def _empty(expected_items, fpr, layout, scheme, seed) -> BloomFilter:
@@ -312,22 +319,90 @@ def _is_future(obj) -> bool:
 
 
 def _filter_arg(bloom, client):
-    """What the partition tasks get: a future of the scattered filter with
-    a distributed client, else the filter itself (a delayed node named
-    uniquely, so naming it costs no pass over its bits)."""
+    """What the partition tasks get: a filter file's path (a path, or a
+    mapped filter); a future of the scattered filter with a distributed
+    client; else the filter itself (a delayed node named uniquely, so
+    naming it costs no pass over its bits)."""
+    if isinstance(bloom, (str, os.PathLike)):
+        return _FilterFile.check(bloom)
     if isinstance(bloom, Delayed) or _is_future(bloom):
         return bloom
     _check(bloom)
+    if bloom.read_only:
+        _, (path, verify) = bloom.__reduce__()  # how a map pickles
+        return _FilterFile(path, verify)
     if _client(client) is not None:
         return scatter(bloom, client)
     return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
+
+
+class _FilterFile:
+    """A filter file on storage every worker sees, in the graph by its
+    path: each process maps it once (``_mapped``)."""
+
+    __slots__ = ("path", "verify", "identity")
+
+    def __init__(self, path: str, verify: bool, identity: tuple = ()):
+        self.path, self.verify, self.identity = path, verify, identity
+
+    @classmethod
+    def check(cls, path) -> _FilterFile:
+        """Fails here, not on the workers, for a path that is no filter:
+        the header and the length (O(1); ``BloomFilter.open`` with
+        ``verify=False``). The workers open it unverified too."""
+        path = os.path.abspath(os.fspath(path))
+        try:
+            BloomFilter.open(path, verify=False)
+        except ValueError as exc:
+            raise ValueError(f"not a lesshash filter file: {exc}") from exc
+        return cls(path, False, _identity(os.stat(path)))
+
+    def __reduce__(self):
+        return _FilterFile, (self.path, self.verify, self.identity)
+
+    def __dask_tokenize__(self):
+        # The file as the client saw it: a replaced file is a new input.
+        return ("lesshash-bloom-file", self.path, self.verify, self.identity)
+
+    def __repr__(self) -> str:
+        return f"_FilterFile({self.path!r}, verify={self.verify})"
+
+
+def _identity(st: os.stat_result) -> tuple:
+    """What tells a file replaced under the same path from the one before."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+# This process's maps: (path, verify) -> (the file's identity, the map).
+# One per path; a replaced file (another identity) is mapped anew and the
+# old map goes when no task uses it.
+_MAPS: dict = {}
+_MAPS_LOCK = threading.Lock()
+
+
+def _mapped(ref: _FilterFile) -> BloomFilter:
+    # Stat before opening: a file replaced in between is mapped new and
+    # recorded old, so the next task maps it again (never a stale map kept).
+    identity = _identity(os.stat(ref.path))
+    key = (ref.path, ref.verify)
+    with _MAPS_LOCK:  # a worker's threads open a file once between them
+        held = _MAPS.get(key)
+        if held is not None and held[0] == identity:
+            return held[1]
+        bf = BloomFilter.open(ref.path, verify=ref.verify)
+        _MAPS[key] = (identity, bf)
+        return bf
+
+
+def _resolve(bloom) -> BloomFilter:
+    return _mapped(bloom) if isinstance(bloom, _FilterFile) else bloom
 
 
 def _mask(bloom: BloomFilter, keys) -> np.ndarray:
     # pandas hands its NumPy int64 columns over as views and Arrow-backed
     # ones through the Arrow PyCapsule interface (lesshash._keys): no copy
     # of the keys. The mask is a fresh array the caller may own.
-    return bloom.contains_many(keys) if len(keys) else np.zeros(0, dtype=bool)
+    return _resolve(bloom).contains_many(keys) if len(keys) else np.zeros(0, dtype=bool)
 
 
 def _isin_partition(part, bloom: BloomFilter):
@@ -341,8 +416,16 @@ def isin(series, bloom, *, client=None):
     """A boolean Dask Series: whether each key may be in ``bloom`` (no false
     negatives; false positives at the filter's rate).
 
-    ``bloom``: a BloomFilter, a future from ``scatter`` or a ``Delayed``
-    filter (as from ``build(..., compute=False)``).
+    ``bloom``: a BloomFilter, a future from ``scatter``, a ``Delayed``
+    filter (as from ``build(..., compute=False)``), or the path (``str``
+    or ``os.PathLike``) of a filter file on storage that every worker
+    sees at that path. A path is checked here (header and length: a file
+    that is no filter raises ``ValueError`` now, a missing one
+    ``FileNotFoundError``), then only the path travels: each worker
+    process maps the file once (``BloomFilter.open``, unverified) and
+    maps it again if the file is replaced. A mapped filter
+    (``BloomFilter.open``) travels by its path the same way, with its
+    ``verify`` flag.
     ``client``: the distributed client that will compute the result; the
     filter is scattered to its workers (see ``scatter``). By default the
     default client if there is one; ``False`` (or no client) puts the

@@ -1,15 +1,17 @@
 //! `lesshash.BloomFilter`: the crate's `BloomFilter`, with batch calls over
-//! NumPy and Arrow arrays.
+//! NumPy and Arrow arrays; or, from `BloomFilter.open`, its `MappedFilter`
+//! (a read-only map of a filter file) behind the same class and queries.
 
 use lesshash::{DEFAULT_SEED, Layout, Scheme};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyType};
+use pyo3::types::{PyBytes, PyTuple, PyType};
 
+use crate::backing::{Backing, with_filter};
 use crate::batch::{PARALLEL_FROM, Sink, feed};
-use crate::errors::{to_py, unsigned};
+use crate::errors::{at_path, read_only, to_py, unsigned, with_prefix};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
 use crate::shared::{Shared, compare, read_both, write_from};
@@ -25,16 +27,45 @@ use crate::shared::{Shared, compare, read_both, write_from};
 ///
 /// Threads may share a filter: queries run side by side, an insert waits
 /// for them and they for it (without holding the GIL).
+///
+/// ``BloomFilter.open(path)`` maps a filter file read-only instead of
+/// loading it: the same queries, answered from the file's pages.
 #[pyclass(module = "lesshash", name = "BloomFilter", frozen)]
 pub struct BloomFilter {
-    inner: Shared<lesshash::BloomFilter>,
+    inner: Shared<Backing>,
 }
 
 impl BloomFilter {
     fn wrap(inner: lesshash::BloomFilter) -> Self {
+        Self::with_backing(Backing::Owned(inner))
+    }
+
+    fn with_backing(backing: Backing) -> Self {
         Self {
-            inner: Shared::new(inner),
+            inner: Shared::new(backing),
         }
+    }
+
+    /// `TypeError` if the filter is a map (`what`: the refused change, for
+    /// the message). Checked before a change reads its keys; a filter never
+    /// turns from owned to mapped or back, so the check holds for the
+    /// change that follows.
+    fn writable(&self, py: Python<'_>, what: &str) -> PyResult<()> {
+        self.inner.read(py, |b| match b.mapped() {
+            None => Ok(()),
+            Some((path, _)) => Err(read_only(path, what)),
+        })
+    }
+
+    fn map(py: Python<'_>, path: &std::path::Path, verify: bool) -> Result<Self, lesshash::Error> {
+        // Absolute, so that the filter pickles (and ships to Dask workers)
+        // as a path naming the same file from any working directory.
+        let path = std::path::absolute(path).map_err(|source| lesshash::Error::Io {
+            context: "making the path absolute",
+            source,
+        })?;
+        py.detach(|| Backing::open(&path, verify))
+            .map(Self::with_backing)
     }
 }
 
@@ -77,8 +108,9 @@ fn builder(
 }
 
 /// Batch inserts, on rayon's threads from [`PARALLEL_FROM`] keys on (the
-/// crate's parallel insert is bit-identical to the sequential one).
-struct Insert<'a>(&'a Shared<lesshash::BloomFilter>);
+/// crate's parallel insert is bit-identical to the sequential one). Made
+/// only for a writable filter ([`BloomFilter::writable`]).
+struct Insert<'a>(&'a Shared<Backing>);
 
 impl Sink for Insert<'_> {
     fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
@@ -89,7 +121,10 @@ impl Sink for Insert<'_> {
     }
 }
 
-fn insert<K: lesshash::Key + Sync>(filter: &mut lesshash::BloomFilter, keys: &[K]) {
+fn insert<K: lesshash::Key + Sync>(filter: &mut Backing, keys: &[K]) {
+    let Some(filter) = filter.owned_mut() else {
+        return; // a map: refused by the caller before the keys were read
+    };
     if keys.len() >= PARALLEL_FROM {
         filter.par_insert_batch(keys);
     } else {
@@ -98,7 +133,7 @@ fn insert<K: lesshash::Key + Sync>(filter: &mut lesshash::BloomFilter, keys: &[K
 }
 
 struct Contains<'a> {
-    filter: &'a Shared<lesshash::BloomFilter>,
+    filter: &'a Shared<Backing>,
     out: Vec<bool>,
 }
 
@@ -124,13 +159,13 @@ impl Sink for Contains<'_> {
     }
 }
 
-fn contains<K: lesshash::Key + Sync>(filter: &lesshash::BloomFilter, keys: &[K], out: &mut [bool]) {
+fn contains<K: lesshash::Key + Sync>(filter: &Backing, keys: &[K], out: &mut [bool]) {
     // Lengths agree by construction: the only error the batch can return.
-    let _ = if keys.len() >= PARALLEL_FROM {
-        filter.par_contains_batch(keys, out)
+    let _ = with_filter!(filter, f => if keys.len() >= PARALLEL_FROM {
+        f.par_contains_batch(keys, out)
     } else {
-        filter.contains_batch(keys, out)
-    };
+        f.contains_batch(keys, out)
+    });
 }
 
 #[pymethods]
@@ -185,21 +220,63 @@ impl BloomFilter {
         Ok(Self::wrap(inner))
     }
 
+    /// A filter file mapped read-only (``mmap``): the queries of a loaded
+    /// filter, answered from the file's pages, so opening costs no copy
+    /// and memory holds only the pages queries touch. ``verify=True``
+    /// checks the checksum (one pass over the file); ``verify=False``
+    /// opens in constant time (header and length still checked). Changes
+    /// raise ``TypeError``; ``copy()`` is a writable filter. Errors as
+    /// ``load``'s.
+    #[classmethod]
+    #[pyo3(signature = (path, *, verify = true))]
+    fn open(cls: &Bound<'_, PyType>, path: std::path::PathBuf, verify: bool) -> PyResult<Self> {
+        Self::map(cls.py(), &path, verify).map_err(|e| at_path(e, &path))
+    }
+
+    /// `open` for unpickling (`__reduce__` of a map), with an error that
+    /// says why a path is being opened.
+    #[classmethod]
+    fn _open_pickled(
+        cls: &Bound<'_, PyType>,
+        path: std::path::PathBuf,
+        verify: bool,
+    ) -> PyResult<Self> {
+        Self::map(cls.py(), &path, verify).map_err(|e| {
+            let prefix = format!(
+                "unpickling a mapped BloomFilter, which pickles as its path: \
+                 cannot map {} here (the file must be at the same path where \
+                 the filter is unpickled): ",
+                path.display()
+            );
+            with_prefix(e, &prefix)
+        })
+    }
+
     /// Adds one key.
     fn add(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.writable(py, "add a key")?;
         // The key is read before the lock is taken (reading may run Python
         // code); an integer as `[u8; 8]`, whose length the hash then knows.
-        match key_bytes(key)? {
-            KeyBytes::Int(k) => self.inner.write(py, |f| f.insert(&k)),
-            k => self.inner.write(py, |f| f.insert(k.as_slice())),
-        }
+        let key = key_bytes(key)?;
+        self.inner.write(py, |b| {
+            if let Some(f) = b.owned_mut() {
+                match key {
+                    KeyBytes::Int(k) => f.insert(&k),
+                    k => f.insert(k.as_slice()),
+                }
+            }
+        });
         Ok(())
     }
 
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(match key_bytes(key)? {
-            KeyBytes::Int(k) => self.inner.read(py, |f| f.contains(&k)),
-            k => self.inner.read(py, |f| f.contains(k.as_slice())),
+            KeyBytes::Int(k) => self
+                .inner
+                .read(py, |b| with_filter!(b, f => f.contains(&k))),
+            k => self
+                .inner
+                .read(py, |b| with_filter!(b, f => f.contains(k.as_slice()))),
         })
     }
 
@@ -207,12 +284,13 @@ impl BloomFilter {
     /// GIL is released while the keys are inserted. Returns the number of
     /// keys.
     fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.writable(keys.py(), "add keys")?;
         feed(keys, &mut Insert(&self.inner))
     }
 
     /// Adds every key of an iterable (as `set.update`); same as `add_many`.
     fn update(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        feed(keys, &mut Insert(&self.inner)).map(drop)
+        self.add_many(keys).map(drop)
     }
 
     /// Whether each key may be in the set: a NumPy ``bool`` array, one entry
@@ -233,13 +311,11 @@ impl BloomFilter {
 
     /// The union with `other` as a new filter (both must have equal layout,
     /// scheme, bits, hashes and seed): exactly the filter of both key sets.
+    /// Always an owned filter, also from mapped ones.
     fn union(&self, py: Python<'_>, other: &BloomFilter) -> PyResult<BloomFilter> {
-        read_both(
-            py,
-            &self.inner,
-            &other.inner,
-            lesshash::BloomFilter::union_of,
-        )
+        read_both(py, &self.inner, &other.inner, |a, b| {
+            lesshash::BloomFilter::union_of(&*a.owned()?, &*b.owned()?)
+        })
         .map(BloomFilter::wrap)
         .map_err(to_py)
     }
@@ -249,18 +325,23 @@ impl BloomFilter {
     }
 
     fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, BloomFilter>) -> PyResult<()> {
+        slf.get().writable(slf.py(), "update it in place (|=)")?;
         if slf.is(other) {
             // `f |= f`: the union with itself is itself (and its lock cannot
             // be held for writing and reading at once).
             return Ok(());
         }
         write_from(slf.py(), &slf.get().inner, &other.get().inner, |a, b| {
-            a.union(b)
+            match a.owned_mut() {
+                Some(a) => a.union(&*b.owned()?),
+                None => Ok(()), // a map: refused above
+            }
         })
         .map_err(to_py)
     }
 
-    /// ``==`` and ``!=``: equal parameters and bits (and insert counts).
+    /// ``==`` and ``!=``: equal parameters and bits, owned or mapped (a
+    /// map compared is copied first).
     fn __richcmp__(
         &self,
         py: Python<'_>,
@@ -270,25 +351,33 @@ impl BloomFilter {
         let Ok(other) = other.cast::<BloomFilter>() else {
             return Ok(py.NotImplemented());
         };
-        compare(py, &self.inner, &other.get().inner, op)
+        compare(py, &self.inner, &other.get().inner, op, Backing::equals)
     }
 
-    /// An independent copy.
-    fn copy(&self, py: Python<'_>) -> BloomFilter {
-        BloomFilter::wrap(self.inner.read_detached(py, Clone::clone))
+    /// An independent, writable copy (of a map too: its bits read into
+    /// memory).
+    fn copy(&self, py: Python<'_>) -> PyResult<BloomFilter> {
+        self.inner
+            .read_detached(py, Backing::to_owned_filter)
+            .map(BloomFilter::wrap)
+            .map_err(to_py)
     }
 
-    fn __copy__(&self, py: Python<'_>) -> BloomFilter {
+    fn __copy__(&self, py: Python<'_>) -> PyResult<BloomFilter> {
         self.copy(py)
     }
 
-    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> BloomFilter {
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> PyResult<BloomFilter> {
         self.copy(py)
     }
 
     /// Removes every key (the size and parameters stay).
-    fn clear(&self, py: Python<'_>) {
-        self.inner.write_detached(py, lesshash::BloomFilter::clear);
+    fn clear(&self, py: Python<'_>) -> PyResult<()> {
+        self.writable(py, "clear it")?;
+        self.inner.write_detached(py, |b| {
+            b.owned_mut().map(lesshash::BloomFilter::clear);
+        });
+        Ok(())
     }
 
     /// The filter in lesshash's binary format (the crate's and the CLI's).
@@ -304,7 +393,8 @@ impl BloomFilter {
     }
 
     /// Writes the filter to `path` atomically (a temporary file beside it,
-    /// synced, then renamed over it).
+    /// synced, then renamed over it). A map writes a copy of its contents
+    /// (also over its own file, which it then keeps mapping as it was).
     fn save(&self, py: Python<'_>, path: std::path::PathBuf) -> PyResult<()> {
         persist::save(py, &self.inner, &path)
     }
@@ -315,84 +405,125 @@ impl BloomFilter {
         persist::load(cls.py(), &path).map(BloomFilter::wrap)
     }
 
+    /// Pickling: an owned filter as its bytes; a map as its path and
+    /// `verify` flag, so that a process sharing the storage maps the same
+    /// file instead of receiving a copy.
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyAny>,))> {
-        persist::reduce(slf.as_any())
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let mapped = slf
+            .get()
+            .inner
+            .read(py, |b| b.mapped().map(|(p, v)| (p.to_path_buf(), v)));
+        let Some((path, verify)) = mapped else {
+            let (from_bytes, args) = persist::reduce(slf.as_any())?;
+            return Ok((from_bytes, PyTuple::new(py, [args.0])?));
+        };
+        let reopen = slf.get_type().getattr("_open_pickled")?;
+        let args = (path.into_os_string(), verify).into_pyobject(py)?;
+        Ok((reopen, args))
+    }
+
+    /// Whether the filter is a read-only map (``BloomFilter.open``).
+    #[getter]
+    fn read_only(&self, py: Python<'_>) -> bool {
+        self.inner.read(py, |b| b.mapped().is_some())
+    }
+
+    /// The mapped file's absolute path, or ``None`` for an owned filter.
+    #[getter]
+    fn path(&self, py: Python<'_>) -> Option<std::ffi::OsString> {
+        self.inner
+            .read(py, |b| b.mapped().map(|(p, _)| p.as_os_str().to_owned()))
     }
 
     /// Bits in the filter (m).
     #[getter]
     fn bits(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |f| f.num_bits())
+        self.inner.read(py, |b| with_filter!(b, f => f.num_bits()))
     }
 
     /// Probes per key (k).
     #[getter]
     fn hashes(&self, py: Python<'_>) -> u32 {
-        self.inner.read(py, |f| f.num_hashes())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.num_hashes()))
     }
 
     #[getter]
     fn layout(&self, py: Python<'_>) -> &'static str {
-        self.inner.read(py, |f| f.layout().name())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.layout().name()))
     }
 
     #[getter]
     fn scheme(&self, py: Python<'_>) -> &'static str {
-        self.inner.read(py, |f| f.scheme().name())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.scheme().name()))
     }
 
     #[getter]
     fn seed(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |f| f.seed())
+        self.inner.read(py, |b| with_filter!(b, f => f.seed()))
     }
 
     /// Bits per key added so far (`bits / insert_calls`; repeats count), or
     /// ``None`` before the first key.
     #[getter]
     fn bits_per_key(&self, py: Python<'_>) -> Option<f64> {
-        self.inner.read(py, |f| {
-            let n = f.insert_calls();
-            (n > 0).then(|| f.num_bits() as f64 / n as f64)
+        self.inner.read(py, |b| {
+            with_filter!(b, f => {
+                let n = f.insert_calls();
+                (n > 0).then(|| f.num_bits() as f64 / n as f64)
+            })
         })
     }
 
     /// Keys added so far, repeats included (kept in the file; unions add).
     #[getter]
     fn insert_calls(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |f| f.insert_calls())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.insert_calls()))
     }
 
     /// The false-positive rate now, from the fill and the layout's formula.
     #[getter]
     fn expected_fpr(&self, py: Python<'_>) -> f64 {
-        self.inner.read(py, |f| f.expected_fpr())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.expected_fpr()))
     }
 
     /// The number of distinct keys, estimated from the fill.
     #[getter]
     fn estimated_len(&self, py: Python<'_>) -> f64 {
-        self.inner.read(py, |f| f.estimated_len())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.estimated_len()))
     }
 
     /// The fraction of bits set.
     #[getter]
     fn fill_ratio(&self, py: Python<'_>) -> f64 {
-        self.inner.read(py, |f| f.fill_ratio())
+        self.inner
+            .read(py, |b| with_filter!(b, f => f.fill_ratio()))
     }
 
-    /// Memory held by the bits, in bytes.
+    /// Memory the bits take, in bytes (for a map: mapped, not allocated;
+    /// resident only as far as queries have touched them).
     #[getter]
     fn nbytes(&self, py: Python<'_>) -> usize {
-        self.inner.read(py, |f| f.size_in_bytes())
+        self.inner.read(py, Backing::nbytes)
     }
 
-    fn __repr__(&self, py: Python<'_>) -> String {
-        self.inner.read(py, |f| {
-            format!(
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let path = match self.path(py) {
+            None => String::new(),
+            Some(p) => format!(", path={}, read_only=True", p.into_pyobject(py)?.repr()?),
+        };
+        Ok(self.inner.read(py, |b| {
+            with_filter!(b, f => format!(
                 "BloomFilter(layout='{}', scheme='{}', bits={}, hashes={}, seed={:#x}, \
-             insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, expected_fpr={:.3e})",
+             insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, expected_fpr={:.3e}{path})",
                 f.layout().name(),
                 f.scheme().name(),
                 f.num_bits(),
@@ -402,7 +533,7 @@ impl BloomFilter {
                 f.fill_ratio(),
                 f.estimated_len(),
                 f.expected_fpr(),
-            )
-        })
+            ))
+        }))
     }
 }

@@ -305,7 +305,7 @@ impl CountMinSketch {
         let Ok(other) = other.cast::<CountMinSketch>() else {
             return Ok(py.NotImplemented());
         };
-        compare(py, &self.inner, &other.get().inner, op)
+        compare(py, &self.inner, &other.get().inner, op, |a, b| Ok(a == b))
     }
 
     /// Sets every counter to zero.

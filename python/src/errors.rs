@@ -12,16 +12,23 @@ use pyo3::types::{PyBytes, PyInt};
 /// parameters, mismatched filters, corrupt bytes). The message is the
 /// crate's, which names the parameter or field at fault.
 pub fn to_py(err: Error) -> PyErr {
+    with_prefix(err, "")
+}
+
+/// [`to_py`] with `prefix` before the message.
+pub fn with_prefix(err: Error, prefix: &str) -> PyErr {
     match err {
         Error::Io { context, source } => PyErr::from(std::io::Error::new(
             source.kind(),
-            format!("{context}: {source}"),
+            format!("{prefix}{context}: {source}"),
         )),
-        e @ Error::Allocation { .. } => PyMemoryError::new_err(e.to_string()),
+        e @ Error::Allocation { .. } => PyMemoryError::new_err(format!("{prefix}{e}")),
         // A path that is not a file (a directory, a socket): the file
         // system's problem, as `open` would report it.
-        e @ Error::InvalidParameter { name: "path", .. } => PyOSError::new_err(e.to_string()),
-        e => PyValueError::new_err(e.to_string()),
+        e @ Error::InvalidParameter { name: "path", .. } => {
+            PyOSError::new_err(format!("{prefix}{e}"))
+        }
+        e => PyValueError::new_err(format!("{prefix}{e}")),
     }
 }
 
@@ -68,4 +75,21 @@ pub fn bytes_like<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>>
             ))
         })?;
     Ok(view.call_method0("tobytes")?.cast_into::<PyBytes>()?)
+}
+
+/// The `TypeError` of a change to a mapped (read-only) filter: names the
+/// file and the two ways to a writable copy.
+pub fn read_only(path: &std::path::Path, what: &str) -> PyErr {
+    let path = path.display();
+    PyTypeError::new_err(format!(
+        "cannot {what}: this BloomFilter is a read-only memory map of {path} \
+         (BloomFilter.open); for a writable filter take a copy with .copy() \
+         or load the file with BloomFilter.load('{path}')"
+    ))
+}
+
+/// [`to_py`] for an error opening the file at `path`: the same exception
+/// type (as `load` raises), the path before the message.
+pub fn at_path(err: Error, path: &std::path::Path) -> PyErr {
+    with_prefix(err, &format!("{}: ", path.display()))
 }

@@ -7,6 +7,7 @@
 //! parallel paths and the file format are the crate's, so a key answers the
 //! same in Python as in Rust and on the command line.
 
+mod backing;
 mod batch;
 mod bloom;
 mod count_min;

@@ -160,19 +160,24 @@ impl<T: Send + Sync> Shared<T> {
     }
 }
 
-/// Python's `==` / `!=` between two shared values (`PartialEq`, both read
+/// Python's `==` / `!=` between two shared values, by `equal` (both read
 /// together as in [`read_both`]); other comparisons are `NotImplemented`.
-pub fn compare<T: PartialEq + Send + Sync>(
+pub fn compare<T: Send + Sync>(
     py: Python<'_>,
     a: &Shared<T>,
     b: &Shared<T>,
     op: pyo3::basic::CompareOp,
+    equal: impl FnOnce(&T, &T) -> Result<bool, lesshash::Error> + Send,
 ) -> PyResult<Py<PyAny>> {
     use pyo3::basic::CompareOp;
-    let equal = || read_both(py, a, b, |a, b| a == b);
+    let equal = || read_both(py, a, b, equal).map_err(crate::errors::to_py);
     Ok(match op {
-        CompareOp::Eq => equal().into_pyobject(py)?.to_owned().into_any().unbind(),
-        CompareOp::Ne => (!equal()).into_pyobject(py)?.to_owned().into_any().unbind(),
+        CompareOp::Eq => equal()?.into_pyobject(py)?.to_owned().into_any().unbind(),
+        CompareOp::Ne => (!equal()?)
+            .into_pyobject(py)?
+            .to_owned()
+            .into_any()
+            .unbind(),
         _ => py.NotImplemented(),
     })
 }

@@ -82,6 +82,85 @@ def _graph(collection) -> dict:
     return dict(collection.__dask_graph__())
 
 
+# --- a filter file on shared storage, by its path ----------------------------
+
+
+def _maps_held() -> list:
+    """This worker process's mapped filter files (lesshash.dask's cache)."""
+    return sorted(path for path, _ in ld._MAPS)
+
+
+def test_isin_and_filter_frame_with_a_path(dask_client, tmp_path):
+    """A path to a filter file: checked on the client, then each worker
+    process maps the file and answers as the filter in memory does; a
+    replaced file is mapped anew."""
+    bf = BloomFilter(20_000, 0.01, seed=8)
+    bf.add_many(np.arange(0, 20_000, 2, dtype=np.int64))
+    path = tmp_path / "members.lhbf"
+    bf.save(path)
+    frame = pd.DataFrame({"id": np.arange(20_000, dtype=np.int64), "v": np.arange(20_000) * 0.5})
+    ddf = dd.from_pandas(frame, npartitions=6)
+    expected = bf.contains_many(frame["id"])
+    for given in (str(path), path):
+        mask = ld.isin(ddf["id"], given).compute()
+        assert mask.dtype == bool and (mask.to_numpy() == expected).all()
+        kept = ld.filter_frame(ddf, "id", given).compute()
+        assert (kept["id"].to_numpy() == frame["id"].to_numpy()[expected]).all()
+        dropped = ld.filter_frame(ddf, "id", given, invert=True).compute()
+        assert len(kept) + len(dropped) == len(frame)
+        # Only the path travelled: no filter object or future in the graph.
+        graph = _graph(ld.isin(ddf["id"], given))
+        assert not any(isinstance(v, distributed.Future) for v in graph.values())
+        assert len(pickle.dumps(graph)) < len(pickle.dumps(_graph(ddf["id"]))) + 4000
+    assert ld.isin(ddf["id"], str(path), client=False).compute(scheduler="sync").equals(mask)
+    held = dask_client.run(_maps_held)
+    assert all(paths in ([], [str(path)]) for paths in held.values()), held
+    assert any(held.values()), held
+
+    # Replaced (save renames over it): the workers map the new file.
+    everything = BloomFilter(20_000, 0.01, seed=8)
+    everything.add_many(np.arange(20_000, dtype=np.int64))
+    everything.save(path)
+    assert ld.isin(ddf["id"], path).compute().all()
+
+    # Fails on the client, before any task, for a path that is no filter.
+    (tmp_path / "junk").write_bytes(b"junk" * 100)
+    with pytest.raises(ValueError, match="not a lesshash filter file"):
+        ld.isin(ddf["id"], tmp_path / "junk")
+    with pytest.raises(ValueError, match="not a lesshash filter file"):
+        ld.filter_frame(ddf, "id", str(tmp_path / "junk"))
+    with pytest.raises(FileNotFoundError):
+        ld.isin(ddf["id"], tmp_path / "missing.lhbf")
+
+
+def test_a_mapped_filter_ships_by_path(dask_client, tmp_path, monkeypatch):
+    """A filter from BloomFilter.open travels as its path: nothing is
+    scattered, and the graph is as small for a 12 MB filter as for none."""
+    _wait_released(dask_client)
+    sent = []
+    real = dask_client.scatter
+    monkeypatch.setattr(dask_client, "scatter", lambda *a, **k: sent.append(1) or real(*a, **k))
+    bf = BloomFilter(10_000_000, 0.01)  # 12 MB
+    bf.add_many(np.arange(0, 40_000, 2, dtype=np.int64))
+    bf.save(tmp_path / "big.lhbf")
+    mapped = BloomFilter.open(tmp_path / "big.lhbf")
+    ids = dd.from_pandas(pd.Series(np.arange(40_000, dtype=np.int64), name="id"), npartitions=8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mask = ld.isin(ids, mapped)
+        rows = ld.filter_frame(ids.to_frame(), "id", mapped)
+        graph_size = len(pickle.dumps(_graph(mask)))
+        # The graph: the keys' partitions (320 kB) and a path.
+        assert graph_size < len(pickle.dumps(_graph(ids))) + 4000 < bf.nbytes // 20
+        assert mask.sum().compute() == 20_000
+        assert (rows.compute()["id"] % 2 == 0).sum() == 20_000
+    assert not [w for w in caught if "large graph" in str(w.message)], caught
+    assert sent == [], "a mapped filter was scattered"
+    assert dask_client.run_on_scheduler(_bloom_keys) == {}
+    held = dask_client.run(_maps_held)
+    assert any(str(tmp_path / "big.lhbf") in paths for paths in held.values()), held
+
+
 def test_without_a_client_the_graph_holds_the_filter_itself(dask_client):
     """client=False (as with no client at all): one graph node holds the
     caller's filter object, whatever the number of partitions, so the

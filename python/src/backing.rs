@@ -1,0 +1,119 @@
+//! What a Python `BloomFilter` holds: an owned filter, or a read-only map
+//! of a filter file (`BloomFilter.open`). Both answer every query through
+//! [`with_filter!`], the one place that tells them apart for reading;
+//! changing a filter goes through [`Backing::owned_mut`], which a map
+//! refuses.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use lesshash::{Error, MappedFilter};
+
+use crate::persist::Persisted;
+
+pub enum Backing {
+    Owned(lesshash::BloomFilter),
+    Mapped {
+        filter: MappedFilter,
+        /// Whether the checksum was verified at open (kept so that the
+        /// filter pickles, and ships to Dask workers, as it was opened).
+        verified: bool,
+    },
+}
+
+/// `$body` with `$f` bound to the filter behind `$backing`, owned or
+/// mapped: the two types share the crate's read-only API (`query::Frozen`),
+/// so one body serves both.
+macro_rules! with_filter {
+    ($backing:expr, $f:ident => $body:expr) => {
+        match $backing {
+            $crate::backing::Backing::Owned($f) => $body,
+            $crate::backing::Backing::Mapped { filter: $f, .. } => $body,
+        }
+    };
+}
+pub(crate) use with_filter;
+
+impl Backing {
+    /// Maps the filter file at `path` (see `lesshash::MappedFilter`).
+    pub fn open(path: &Path, verify: bool) -> Result<Self, Error> {
+        let filter = if verify {
+            MappedFilter::open(path)
+        } else {
+            MappedFilter::open_unverified(path)
+        }?;
+        Ok(Self::Mapped {
+            filter,
+            verified: verify,
+        })
+    }
+
+    /// The mapped file's path and whether it was verified; `None` for an
+    /// owned filter.
+    pub fn mapped(&self) -> Option<(&Path, bool)> {
+        match self {
+            Self::Owned(_) => None,
+            Self::Mapped { filter, verified } => Some((filter.path(), *verified)),
+        }
+    }
+
+    /// The filter to change; `None` for a map, which is read-only.
+    pub fn owned_mut(&mut self) -> Option<&mut lesshash::BloomFilter> {
+        match self {
+            Self::Owned(f) => Some(f),
+            Self::Mapped { .. } => None,
+        }
+    }
+
+    /// The filter as an owned one: borrowed, or a map's bits copied (for
+    /// unions and comparisons, which the crate defines on owned filters).
+    pub fn owned(&self) -> Result<Cow<'_, lesshash::BloomFilter>, Error> {
+        match self {
+            Self::Owned(f) => Ok(Cow::Borrowed(f)),
+            Self::Mapped { filter, .. } => filter.to_filter().map(Cow::Owned),
+        }
+    }
+
+    /// An owned copy (`copy()`: always writable).
+    pub fn to_owned_filter(&self) -> Result<lesshash::BloomFilter, Error> {
+        self.owned().map(Cow::into_owned)
+    }
+
+    /// Equal parameters and bits, as the crate's `==` on owned filters.
+    pub fn equals(&self, other: &Self) -> Result<bool, Error> {
+        Ok(*self.owned()? == *other.owned()?)
+    }
+
+    /// Memory the bits take: allocated for an owned filter, mapped (the
+    /// payload's pages) for a map.
+    pub fn nbytes(&self) -> usize {
+        match self {
+            Self::Owned(f) => f.size_in_bytes(),
+            // The payload was mapped, so it fits the address space.
+            Self::Mapped { filter, .. } => {
+                usize::try_from(filter.header().payload_len()).unwrap_or(usize::MAX)
+            }
+        }
+    }
+}
+
+impl Persisted for Backing {
+    fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Self::Owned(f) => f.to_bytes(),
+            // The map is the serialized filter, byte for byte.
+            Self::Mapped { filter, .. } => filter.as_bytes().to_vec(),
+        }
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        lesshash::BloomFilter::from_bytes(bytes).map(Self::Owned)
+    }
+    fn write_file(&self, path: &Path) -> Result<(), Error> {
+        // A map is written through an owned copy: the crate's atomic writer
+        // takes an owned filter (see the report on issue 30).
+        self.owned()?.write_file(path)
+    }
+    fn read_file(path: &Path) -> Result<Self, Error> {
+        lesshash::BloomFilter::read_file(path).map(Self::Owned)
+    }
+}
