@@ -29,6 +29,7 @@
 #![deny(unsafe_code)]
 
 use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -210,6 +211,20 @@ impl MappedFilter {
     /// it elsewhere, e.g. on another worker sharing the storage).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Writes the mapped filter (the bytes as mapped) to `path`, atomically
+    /// as [`BloomFilter::write_file`] does: a temporary file beside it,
+    /// synced, renamed over it. No copy of the filter is held in memory, so
+    /// a map larger than memory can be saved; writing over the mapped file's
+    /// own path is allowed (the map keeps the old file).
+    ///
+    /// # Errors
+    /// As [`BloomFilter::write_file`].
+    pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        crate::persist::write_file(path.as_ref(), "writing the filter", |w| {
+            w.write_all(&self.map).map_err(io_err("writing the filter"))
+        })
     }
 
     /// An owned, writable copy of the filter (reads the whole file).

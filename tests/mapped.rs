@@ -274,9 +274,18 @@ fn a_file_replaced_while_mapped_keeps_answering_from_the_old_contents() {
 
     let keys = queries(11, 10_000);
     assert_same_answers(&old, &m, &keys, "after the replace");
+    // A map saves the contents it maps, also over its own path.
+    m.write_file(dir.path().join("copy.lhbf")).unwrap();
+    assert_eq!(
+        &BloomFilter::read_file(dir.path().join("copy.lhbf")).unwrap(),
+        &old
+    );
     let reopened = MappedFilter::open(&path).unwrap();
     assert_eq!(reopened.num_bits(), new.num_bits());
     assert_same_answers(&new, &reopened, &queries(12, 1000), "reopened");
+    reopened.write_file(&path).unwrap();
+    assert_same_answers(&new, &reopened, &queries(12, 1000), "saved over itself");
+    assert_eq!(&BloomFilter::read_file(&path).unwrap(), &new);
     drop(m);
 }
 

@@ -109,9 +109,7 @@ impl Persisted for Backing {
         lesshash::BloomFilter::from_bytes(bytes).map(Self::Owned)
     }
     fn write_file(&self, path: &Path) -> Result<(), Error> {
-        // A map is written through an owned copy: the crate's atomic writer
-        // takes an owned filter (see the report on issue 30).
-        self.owned()?.write_file(path)
+        with_filter!(self, f => f.write_file(path))
     }
     fn read_file(path: &Path) -> Result<Self, Error> {
         lesshash::BloomFilter::read_file(path).map(Self::Owned)
