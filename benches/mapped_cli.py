@@ -9,7 +9,10 @@ median wall time and the median peak resident memory (from GNU time) over
 * `query --skip-checksum`: map, check the header and length, one query;
 * `query`: the default, which also verifies the checksum (reads the file);
 * `info --skip-checksum`: map and count the set bits (reads the file);
-* `--old-bin`'s `query` (a build that loads the whole filter), if given.
+* `filter --skip-checksum` over a file of 1e6 lines (batch queries; the
+  map is read ahead with `MADV_WILLNEED`);
+* `--old-bin`'s `query` and `filter` (a build that loads the whole
+  filter), if given.
 
 Warm: the file's pages are in the page cache (read once before). Cold:
 before each run the file's pages are dropped from the page cache with
@@ -99,8 +102,18 @@ def main():
         ("query (checksum verified)", [args.bin, "query", path, "5"]),
         ("info --skip-checksum", [args.bin, "info", "--skip-checksum", path]),
     ]
+    lines = os.path.join(args.dir, "lines-1e6.txt")
+    if not os.path.exists(lines):
+        with open(lines, "w") as f:
+            f.writelines(f"{(i * 0x9E3779B97F4A7C15) % (1 << 64)}\n" for i in range(1_000_000))
+    variants.append(
+        ("filter --skip-checksum, 1e6 lines", [args.bin, "filter", "--skip-checksum", path, "-i", lines, "-q"])
+    )
     if args.old_bin:
         variants.append(("query, loading the filter (--old-bin)", [args.old_bin, "query", path, "5"]))
+        variants.append(
+            ("filter, 1e6 lines, loading the filter (--old-bin)", [args.old_bin, "filter", path, "-i", lines, "-q"])
+        )
 
     limit = args.data_limit_mb << 20
     print()

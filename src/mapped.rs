@@ -29,7 +29,6 @@
 #![deny(unsafe_code)]
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
@@ -182,6 +181,29 @@ impl MappedFilter {
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
     pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
         Prehashed::new(self, &self.geometry)
+    }
+
+    /// Advice for a few queries on a file that may not be cached: each page
+    /// fault reads the one 4 KiB page a probe needs instead of the pages
+    /// around it (`madvise(MADV_RANDOM)`; by default a fault reads ahead,
+    /// which suits bulk queries and whole-file passes). Do not use it
+    /// before bulk queries or [`count_ones`](Self::count_ones) and the
+    /// other fill statistics on an uncached file: with read-ahead off they
+    /// read the file 4 KiB at a time. Only advice: results never depend on
+    /// it, and platforms without it ignore it.
+    pub fn advise_random(&self) {
+        #[cfg(unix)]
+        let _ = self.map.advise(memmap2::Advice::Random);
+    }
+
+    /// Asks the operating system to read the whole file into the page
+    /// cache in the background (`madvise(MADV_WILLNEED)`), for bulk queries
+    /// or whole-file passes on a file that may not be cached: the pages
+    /// arrive in large sequential reads while the queries run. Only advice,
+    /// as [`advise_random`](Self::advise_random).
+    pub fn will_need(&self) {
+        #[cfg(unix)]
+        let _ = self.map.advise(memmap2::Advice::WillNeed);
     }
 
     /// The parsed header.

@@ -347,15 +347,18 @@ class _FilterFile:
 
     @classmethod
     def check(cls, path) -> _FilterFile:
-        """Fails here, not on the workers, for a path that is no filter:
-        the header and the length (O(1); ``BloomFilter.open`` with
-        ``verify=False``). The workers open it unverified too."""
+        """Fails here, not on the workers, for a path that is no filter or
+        a damaged one: the header, the length and the checksum, once (one
+        pass over the file). The workers then map that file unverified; a
+        file replaced since (another identity) is verified where it is
+        mapped (``_mapped``)."""
         path = os.path.abspath(os.fspath(path))
+        identity = _identity(os.stat(path))
         try:
-            BloomFilter.open(path, verify=False)
+            BloomFilter.open(path, verify=True)
         except ValueError as exc:
             raise ValueError(f"not a lesshash filter file: {exc}") from exc
-        return cls(path, False, _identity(os.stat(path)))
+        return cls(path, False, identity)
 
     def __reduce__(self):
         return _FilterFile, (self.path, self.verify, self.identity)
@@ -389,7 +392,10 @@ def _mapped(ref: _FilterFile) -> BloomFilter:
         held = _MAPS.get(key)
         if held is not None and held[0] == identity:
             return held[1]
-        bf = BloomFilter.open(ref.path, verify=ref.verify)
+        # The client verified the file it saw; another file at that path
+        # (replaced since) is verified here.
+        verify = ref.verify or (bool(ref.identity) and identity != ref.identity)
+        bf = BloomFilter.open(ref.path, verify=verify)
         _MAPS[key] = (identity, bf)
         return bf
 
@@ -419,11 +425,12 @@ def isin(series, bloom, *, client=None):
     ``bloom``: a BloomFilter, a future from ``scatter``, a ``Delayed``
     filter (as from ``build(..., compute=False)``), or the path (``str``
     or ``os.PathLike``) of a filter file on storage that every worker
-    sees at that path. A path is checked here (header and length: a file
-    that is no filter raises ``ValueError`` now, a missing one
+    sees at that path. A path is checked here (header, length and
+    checksum, one pass over the file: a file that is no filter or a
+    damaged one raises ``ValueError`` now, a missing one
     ``FileNotFoundError``), then only the path travels: each worker
-    process maps the file once (``BloomFilter.open``, unverified) and
-    maps it again if the file is replaced. A mapped filter
+    process maps the file once (``BloomFilter.open``, unverified: it was
+    verified here) and maps it again, verified, if the file is replaced. A mapped filter
     (``BloomFilter.open``) travels by its path the same way, with its
     ``verify`` flag.
     ``client``: the distributed client that will compute the result; the

@@ -31,6 +31,8 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     // append lines to the filter file.
     check_not_stdout(input_id(args.input.path()), &args.input.name())?;
     let opened = args.filter.open()?;
+    // A stream of keys probes pages all over the filter: read it ahead.
+    opened.will_need();
     let filter = opened.view();
     let name = args.input.name();
     let mut chunks = Chunks::new(args.input.open()?);

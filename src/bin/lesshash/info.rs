@@ -15,6 +15,8 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let opened = args.filter.open()?;
+    // The fill statistics read every page: read ahead.
+    opened.will_need();
     let f = opened.view();
     let n = f.insert_calls();
     let bits_per_key = if n == 0 {

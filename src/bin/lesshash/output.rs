@@ -152,6 +152,22 @@ impl Opened {
         }
     }
 
+    /// For a few keys: page faults read only the page a probe needs
+    /// (`MappedFilter::advise_random`).
+    pub(crate) fn advise_random(&self) {
+        if let Opened::Mapped(m) = self {
+            m.advise_random();
+        }
+    }
+
+    /// For many keys or a whole-file pass: the file is read ahead
+    /// (`MappedFilter::will_need`).
+    pub(crate) fn will_need(&self) {
+        if let Opened::Mapped(m) = self {
+            m.will_need();
+        }
+    }
+
     /// The serialized length, from the header at the buffer's start.
     fn read_len(bytes: &[u8]) -> usize {
         lesshash::format::Header::parse(bytes)
