@@ -38,6 +38,61 @@ def test_every_layout_and_scheme_has_no_false_negatives(layout, scheme):
         assert bf.scheme == scheme
 
 
+def payload_bits(bf) -> np.ndarray:
+    """The filter's bits, 0/1 by bit index, read from `to_bytes()` as
+    docs/format.md lays it out: a 64-byte header, then the bit array as
+    little-endian u64 words (bit b is bit b % 64 of word b // 64), then an
+    8-byte checksum."""
+    data = bf.to_bytes()
+    header = np.frombuffer(data[:64], dtype="<u8")
+    m, payload_len = int(header[4]), int(header[6])
+    assert m == bf.bits and len(data) == 72 + payload_len
+    bits = np.unpackbits(np.frombuffer(data[64 : 64 + payload_len], np.uint8), bitorder="little")
+    assert not bits[m:].any()  # the padding after bit m is clear
+    return bits[:m].astype(np.int64)
+
+
+def exact_properties(bf) -> tuple[float, float, float]:
+    """fill_ratio, estimated_len and expected_fpr computed here from the
+    bits, as the crate defines them (src/query.rs, src/layout/): the fill
+    is set bits / m; per layout, the estimate and the current rate (ideal
+    hashing) from the set bits of the whole array (classic), of each
+    sub-array of m/k bits (partitioned), of each 512-bit block (blocked)
+    or of each block's k segments of 512 // k bits (split-block); for the
+    blocked layouts under a two-hash scheme the rate adds the chance that
+    a query shares a member's block and all 64 bits of h2 (Layout::
+    with_coincidences; about 1e-19 here, so it moves nothing)."""
+    bits = payload_bits(bf)
+    m, k = bf.bits, bf.hashes
+    ones = int(bits.sum())
+    fill = ones / m
+    if bf.layout == "classic":
+        est = -(m / k) * math.log1p(-ones / m)
+        fpr = (ones / m) ** k
+    elif bf.layout == "partitioned":
+        part = m // k
+        xs = [int(bits[i * part : (i + 1) * part].sum()) for i in range(k)]
+        est = sum(-part * math.log1p(-x / part) for x in xs) / k
+        fpr = math.prod(x / part for x in xs)
+    else:
+        blocks = bits.reshape(-1, 512)
+        if bf.layout == "split-block":
+            seg = 512 // k
+            per_seg = blocks[:, : k * seg].reshape(len(blocks), k, seg).sum(axis=2)
+            xs = per_seg.sum(axis=1)
+            est = sum(math.log1p(-int(x) / (k * seg)) for x in xs) / math.log1p(-1 / seg)
+            fpr = sum(math.prod(int(x) / seg for x in row) for row in per_seg) / len(blocks)
+        else:
+            xs = blocks.sum(axis=1)
+            est = sum(math.log1p(-int(x) / 512) for x in xs) / (k * math.log1p(-1 / 512))
+            fpr = sum((int(x) / 512) ** k for x in xs) / len(blocks)
+        if bf.scheme != "independent" and k >= 2:
+            q = 2.0**-64 / len(blocks)
+            coincide = -math.expm1(round(est) * math.log1p(-q))
+            fpr = coincide + (1 - coincide) * fpr
+    return fill, est, fpr
+
+
 def test_properties_and_repr():
     bf = BloomFilter(1000, 0.01)
     assert bf.layout == "blocked" and bf.scheme == "double"
@@ -46,14 +101,43 @@ def test_properties_and_repr():
     assert bf.fill_ratio == 0 and bf.estimated_len == 0 and bf.expected_fpr == 0
     bf.add_many(range(1000))
     assert bf.insert_calls == 1000
-    assert bf.bits_per_key == pytest.approx(bf.bits / 1000)
-    assert 0.2 < bf.fill_ratio < 0.8
+    assert bf.bits_per_key == bf.bits / 1000
+    # The exact values, from the bits (a wrong property fails at any size:
+    # `fill_ratio * 1.5` was shown to).
+    fill, est, fpr = exact_properties(bf)
+    assert bf.fill_ratio == fill
+    assert bf.estimated_len == pytest.approx(est, rel=1e-12)
+    assert bf.expected_fpr == pytest.approx(fpr, rel=1e-12)
+    # And what they mean for 1000 keys at 1%: about half the bits set, the
+    # estimate near 1000, the rate near the target.
+    assert 0.3 < bf.fill_ratio < 0.7
     assert abs(bf.estimated_len - 1000) < 60
     assert 0.002 < bf.expected_fpr <= 0.012
     assert bf.nbytes == bf.bits // 8
     r = repr(bf)
     assert r.startswith("BloomFilter(layout='blocked', scheme='double', bits=")
     assert "insert_calls=1000" in r
+    assert f"fill_ratio={fill:.4f}" in r and f"estimated_len={est:.0f}" in r
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("scheme", ["double", "independent"])
+@pytest.mark.parametrize("items", [0, 1, 300, 1000, 3000])
+def test_fill_estimate_and_rate_are_exact_for_every_layout(layout, scheme, items):
+    """fill_ratio, estimated_len and expected_fpr equal the values computed
+    from the filter's bits, for every layout, below, at and above capacity.
+    (Classic/partitioned two-hash rates add coincidence terms computed in
+    src/rates; only their Independent rates are checked here.)"""
+    bf = BloomFilter(1000, 0.01, layout=layout, scheme=scheme, seed=17)
+    bf.add_many(ints(items, seed=items))
+    fill, est, fpr = exact_properties(bf)
+    assert bf.fill_ratio == fill
+    assert bf.estimated_len == pytest.approx(est, rel=1e-12, abs=1e-12)
+    if scheme == "independent" or layout in ("blocked", "split-block"):
+        assert bf.expected_fpr == pytest.approx(fpr, rel=1e-12, abs=1e-300)
+    else:
+        # At least the ideal rate, which the coincidences only add to.
+        assert bf.expected_fpr >= fpr * (1 - 1e-12)
 
 
 def test_from_bits():
