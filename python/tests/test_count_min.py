@@ -20,21 +20,59 @@ def test_estimates_never_undercount_and_batches_agree(scheme, conservative):
     truth = collections.Counter(int(x) for x in stream)
     a = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
     a.add_many(stream)
+    # Batches are the same updates in the same order as single adds, for
+    # conservative sketches too (src/count_min: a conservative batch
+    # applies its keys one after another, each raising its counters to
+    # the estimate so far plus one): bit for bit the same counters.
     b = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
     for x in stream[:5000]:
         b.add(int(x))
     b.add_many(list(stream[5000:]))
-    if not conservative:
-        assert a == b
+    single = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
+    for x in stream.tolist():
+        single.add(x)
+    assert a == single and b == single
+    assert a.to_bytes() == single.to_bytes()
     assert a.total == len(stream)
     keys = np.array(sorted(truth), dtype=np.int64)
     est = a.estimate_many(keys)
     assert est.dtype == np.uint64
     assert all(int(e) >= truth[int(k)] for k, e in zip(keys, est)), "undercount"
     assert [a.estimate(int(k)) for k in keys[:100]] == est[:100].tolist()
-    # Additive error at most epsilon * total for all but a delta fraction.
+    # Count-Min's bound (Theorem 9.1; the sketch is sized by it): each key
+    # exceeds its count by more than epsilon * total with probability at
+    # most delta = 0.01, so the expected number of such keys is at most
+    # 0.01 * len(keys): 27 of the 2,753 keys (measured: 0; the largest
+    # excess 1 to 3 against the limit of 20). Conservative update only
+    # lowers estimates, so the bound holds for it too.
     over = sum(int(e) - truth[int(k)] > 0.001 * len(stream) for k, e in zip(keys, est))
-    assert over <= 0.05 * len(keys) + 1
+    assert over <= 0.01 * len(keys)
+    if conservative:
+        # Never above the plain sketch's estimate, and below it on this
+        # skewed stream (a conservative sketch updated plainly fails).
+        plain = CountMinSketch(0.001, 0.01, scheme=scheme, seed=4)
+        plain.add_many(stream)
+        plain_est = plain.estimate_many(keys)
+        assert (est <= plain_est).all()
+        assert int(est.sum()) < int(plain_est.sum())
+
+
+@pytest.mark.parametrize("scheme", ["double", "independent"])
+@pytest.mark.parametrize("conservative", [False, True])
+def test_batches_with_counts_equal_single_adds(scheme, conservative):
+    rng = np.random.default_rng(6)
+    stream = rng.zipf(1.3, size=5000).astype(np.int64)
+    counts = rng.integers(0, 50, size=len(stream), dtype=np.uint64)
+    a = CountMinSketch(width=1009, depth=4, scheme=scheme, conservative=conservative, seed=2)
+    a.add_many(stream, counts=counts)
+    a.add_many([str(x) for x in stream[:1000]], counts=3)
+    single = CountMinSketch(width=1009, depth=4, scheme=scheme, conservative=conservative, seed=2)
+    for x, c in zip(stream.tolist(), counts.tolist()):
+        single.add(x, c)
+    for x in stream[:1000].tolist():
+        single.add(str(x), 3)
+    assert a.to_bytes() == single.to_bytes()
+    assert a.total == int(counts.sum()) + 3000
 
 
 @pytest.mark.parametrize("scheme", ["double", "independent"])
@@ -137,3 +175,4 @@ def test_bad_keys():
     with pytest.raises(OverflowError):
         s.add(2**64)
     assert s.total == 0
+
