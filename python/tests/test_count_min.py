@@ -176,3 +176,43 @@ def test_bad_keys():
         s.add(2**64)
     assert s.total == 0
 
+
+def _in_child(pickled: bytes, keys: list, more: list):
+    """Runs in a spawned process: the unpickled sketch's answers, then the
+    sketch after more adds, pickled back."""
+    s = pickle.loads(pickled)
+    answers = s.estimate_many(keys).tolist()
+    singles = [s.estimate(k) for k in keys]
+    s.add_many(more)
+    return answers, singles, s.total, s.to_bytes(), pickle.dumps(s)
+
+
+@pytest.mark.parametrize("conservative", [False, True])
+def test_pickled_sketch_answers_identically_in_another_process(conservative):
+    """A sketch pickled to a fresh interpreter (spawn: nothing inherited
+    from this one) answers every key as here, and comes back after more
+    adds equal to the same adds made here."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    rng = np.random.default_rng(7)
+    stream = rng.zipf(1.4, size=30_000).astype(np.int64)
+    s = CountMinSketch(0.001, 0.001, conservative=conservative, seed=12345)
+    s.add_many(stream)
+    s.add_many([f"k{x}" for x in stream[:3000]], counts=2)
+    keys = [int(x) for x in np.unique(stream)[:500]] + [f"k{x}" for x in range(50)]
+    keys += [-5, 2**64 - 1, b"absent", "absent"]
+    more = [f"m{i}" for i in range(1000)] + list(range(1000))
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        answers, singles, total, data, back = pool.submit(
+            _in_child, pickle.dumps(s), keys, more
+        ).result(timeout=120)
+    here = [s.estimate(k) for k in keys]
+    assert answers == here and singles == here
+    assert len(set(here)) > 20  # many different answers to compare
+    s.add_many(more)
+    assert total == s.total
+    assert data == s.to_bytes()
+    t = pickle.loads(back)
+    assert t == s and t.conservative == conservative and t.seed == 12345
