@@ -20,21 +20,59 @@ def test_estimates_never_undercount_and_batches_agree(scheme, conservative):
     truth = collections.Counter(int(x) for x in stream)
     a = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
     a.add_many(stream)
+    # Batches are the same updates in the same order as single adds, for
+    # conservative sketches too (src/count_min: a conservative batch
+    # applies its keys one after another, each raising its counters to
+    # the estimate so far plus one): bit for bit the same counters.
     b = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
     for x in stream[:5000]:
         b.add(int(x))
     b.add_many(list(stream[5000:]))
-    if not conservative:
-        assert a == b
+    single = CountMinSketch(0.001, 0.01, scheme=scheme, conservative=conservative, seed=4)
+    for x in stream.tolist():
+        single.add(x)
+    assert a == single and b == single
+    assert a.to_bytes() == single.to_bytes()
     assert a.total == len(stream)
     keys = np.array(sorted(truth), dtype=np.int64)
     est = a.estimate_many(keys)
     assert est.dtype == np.uint64
     assert all(int(e) >= truth[int(k)] for k, e in zip(keys, est)), "undercount"
     assert [a.estimate(int(k)) for k in keys[:100]] == est[:100].tolist()
-    # Additive error at most epsilon * total for all but a delta fraction.
+    # Count-Min's bound (Theorem 9.1; the sketch is sized by it): each key
+    # exceeds its count by more than epsilon * total with probability at
+    # most delta = 0.01, so the expected number of such keys is at most
+    # 0.01 * len(keys): 27 of the 2,753 keys (measured: 0; the largest
+    # excess 1 to 3 against the limit of 20). Conservative update only
+    # lowers estimates, so the bound holds for it too.
     over = sum(int(e) - truth[int(k)] > 0.001 * len(stream) for k, e in zip(keys, est))
-    assert over <= 0.05 * len(keys) + 1
+    assert over <= 0.01 * len(keys)
+    if conservative:
+        # Never above the plain sketch's estimate, and below it on this
+        # skewed stream (a conservative sketch updated plainly fails).
+        plain = CountMinSketch(0.001, 0.01, scheme=scheme, seed=4)
+        plain.add_many(stream)
+        plain_est = plain.estimate_many(keys)
+        assert (est <= plain_est).all()
+        assert int(est.sum()) < int(plain_est.sum())
+
+
+@pytest.mark.parametrize("scheme", ["double", "independent"])
+@pytest.mark.parametrize("conservative", [False, True])
+def test_batches_with_counts_equal_single_adds(scheme, conservative):
+    rng = np.random.default_rng(6)
+    stream = rng.zipf(1.3, size=5000).astype(np.int64)
+    counts = rng.integers(0, 50, size=len(stream), dtype=np.uint64)
+    a = CountMinSketch(width=1009, depth=4, scheme=scheme, conservative=conservative, seed=2)
+    a.add_many(stream, counts=counts)
+    a.add_many([str(x) for x in stream[:1000]], counts=3)
+    single = CountMinSketch(width=1009, depth=4, scheme=scheme, conservative=conservative, seed=2)
+    for x, c in zip(stream.tolist(), counts.tolist()):
+        single.add(x, c)
+    for x in stream[:1000].tolist():
+        single.add(str(x), 3)
+    assert a.to_bytes() == single.to_bytes()
+    assert a.total == int(counts.sum()) + 3000
 
 
 @pytest.mark.parametrize("scheme", ["double", "independent"])
@@ -137,3 +175,44 @@ def test_bad_keys():
     with pytest.raises(OverflowError):
         s.add(2**64)
     assert s.total == 0
+
+
+def _in_child(pickled: bytes, keys: list, more: list):
+    """Runs in a spawned process: the unpickled sketch's answers, then the
+    sketch after more adds, pickled back."""
+    s = pickle.loads(pickled)
+    answers = s.estimate_many(keys).tolist()
+    singles = [s.estimate(k) for k in keys]
+    s.add_many(more)
+    return answers, singles, s.total, s.to_bytes(), pickle.dumps(s)
+
+
+@pytest.mark.parametrize("conservative", [False, True])
+def test_pickled_sketch_answers_identically_in_another_process(conservative):
+    """A sketch pickled to a fresh interpreter (spawn: nothing inherited
+    from this one) answers every key as here, and comes back after more
+    adds equal to the same adds made here."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    rng = np.random.default_rng(7)
+    stream = rng.zipf(1.4, size=30_000).astype(np.int64)
+    s = CountMinSketch(0.001, 0.001, conservative=conservative, seed=12345)
+    s.add_many(stream)
+    s.add_many([f"k{x}" for x in stream[:3000]], counts=2)
+    keys = [int(x) for x in np.unique(stream)[:500]] + [f"k{x}" for x in range(50)]
+    keys += [-5, 2**64 - 1, b"absent", "absent"]
+    more = [f"m{i}" for i in range(1000)] + list(range(1000))
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+        answers, singles, total, data, back = pool.submit(
+            _in_child, pickle.dumps(s), keys, more
+        ).result(timeout=120)
+    here = [s.estimate(k) for k in keys]
+    assert answers == here and singles == here
+    assert len(set(here)) > 20  # many different answers to compare
+    s.add_many(more)
+    assert total == s.total
+    assert data == s.to_bytes()
+    t = pickle.loads(back)
+    assert t == s and t.conservative == conservative and t.seed == 12345

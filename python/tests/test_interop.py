@@ -43,27 +43,59 @@ def test_rust_golden_files_answer_identically(path):
 # per layout, int keys across the whole 64-bit range, plus strings.
 PY_GOLDEN = DATA / "python"
 
+# The int members by the path that adds them: an int64 array; single ints
+# (i64 and u64 bounds, whose twins share their 8 bytes: 2**63 is i64::MIN's
+# bytes, 2**64 - 1 is -1's); then ints whose twin (the same 8 bytes read as
+# the other type) is NOT a member, so that only the documented encoding of
+# the key itself makes it one: single ints above 2**63 and below 0, a list
+# of ints above 2**63 (the batch's integer path) and a uint64 array. (The
+# first of a seeded list of candidates that changes none of the answers
+# recorded before they were added, issue 28.)
+ARRAY_MEMBERS = [i * 7919 - 500_000 for i in range(300)]
+SINGLE_MEMBERS = [-(2**63), -1, 2**63 - 1, 2**63, 2**64 - 1]
+SINGLE_U64_MEMBERS = [2**63 + 12_345, 2**64 - 2**32 - 7, -(2**62) - 11]
+LIST_U64_MEMBERS = [2**63 + 3_000_794, 2**64 - 3_138, 18_000_000_000_000_030_021]
+ARRAY_U64_MEMBERS = [2**63 + 16, 2**64 - 123_658]
+STR_MEMBERS = ["python", "é", ""]
+
 
 def python_golden_keys():
-    members = [i * 7919 - 500_000 for i in range(300)] + [
-        -(2**63),
-        -1,
-        2**63 - 1,
-        2**63,
-        2**64 - 1,
-    ]
+    members = ARRAY_MEMBERS + SINGLE_MEMBERS
+    # The probes' answers are recorded in this order; new probes go at the
+    # end, so that the answers recorded before stay where they were: i64
+    # around 0, two bounds, then u64 above 2**63 whose twins are probed
+    # nowhere (2**63 + 7 i).
     probes = list(range(-1000, 1000)) + [2**64 - 2, -(2**63) + 1]
+    probes += [2**63 + 7 * i for i in range(500)]
     return members, probes
 
 
-def python_golden_filter(layout: str) -> BloomFilter:
-    members, _ = python_golden_keys()
+def python_golden_filter(layout: str, encode=None) -> BloomFilter:
+    """The golden filter; with `encode`, every int key replaced by
+    `encode(key)` (bytes keys: the int paths are not used)."""
+    enc = encode or (lambda k: k)
     bf = BloomFilter(400, 0.01, layout=layout, seed=2026)
-    bf.add_many(np.array(members[:300], dtype=np.int64))
-    for k in members[300:]:
-        bf.add(k)
-    bf.add_many(["python", "é", ""])
+    if encode is None:
+        bf.add_many(np.array(ARRAY_MEMBERS, dtype=np.int64))
+    else:
+        bf.add_many([enc(k) for k in ARRAY_MEMBERS])
+    for k in SINGLE_MEMBERS:
+        bf.add(enc(k))
+    bf.add_many(STR_MEMBERS)
+    for k in SINGLE_U64_MEMBERS:
+        bf.add(enc(k))
+    bf.add_many([enc(k) for k in LIST_U64_MEMBERS])
+    if encode is None:
+        bf.add_many(np.array(ARRAY_U64_MEMBERS, dtype=np.uint64))
+    else:
+        bf.add_many([enc(k) for k in ARRAY_U64_MEMBERS])
     return bf
+
+
+def documented(k: int) -> bytes:
+    """docs/python.md "Keys": 8 little-endian bytes, as i64 when negative,
+    as u64 otherwise."""
+    return k.to_bytes(8, "little", signed=k < 0)
 
 
 @pytest.mark.parametrize("layout", ["blocked", "split-block", "classic", "partitioned"])
@@ -82,6 +114,31 @@ def test_python_golden_files_are_what_python_writes(layout):
         path.with_suffix(".answers").write_text(answers + "\n")
     assert path.read_bytes() == bf.to_bytes()
     assert path.with_suffix(".answers").read_text().strip() == answers
+    assert bf.insert_calls == 316
+
+
+@pytest.mark.parametrize("layout", ["blocked", "split-block", "classic", "partitioned"])
+def test_golden_int_keys_are_their_documented_bytes(layout):
+    """The golden files pin the int encoding independently of the code that
+    wrote them: the same filter built from each int's documented bytes
+    (computed here with int.to_bytes) is the committed file, and every
+    recorded probe answer is that of the probe's documented bytes. A
+    changed encoding, its golden files regenerated, fails here (and in
+    tests/python_golden.rs, which probes with Rust's own integers)."""
+    data = (PY_GOLDEN / f"{layout}.lhbf").read_bytes()
+    assert python_golden_filter(layout, encode=documented).to_bytes() == data
+    # Not vacuous: another encoding gives another file.
+    big = python_golden_filter(layout, encode=lambda k: k.to_bytes(8, "big", signed=k < 0))
+    assert big.to_bytes() != data
+    bf = BloomFilter.from_bytes(data)
+    _, probes = python_golden_keys()
+    recorded = (PY_GOLDEN / f"{layout}.answers").read_text().strip()
+    assert "".join("1" if documented(k) in bf else "0" for k in probes) == recorded
+    # The u64 members whose twins are not members are in; their twins read
+    # as the other type are the same key.
+    for k in SINGLE_U64_MEMBERS + LIST_U64_MEMBERS + ARRAY_U64_MEMBERS:
+        twin = k - 2**64 if k >= 2**63 else k + 2**64
+        assert k in bf and twin in bf and twin not in SINGLE_MEMBERS + ARRAY_MEMBERS
 
 
 def run(cmd, **kw):
