@@ -200,3 +200,67 @@ fn a_prefetch_distance_out_of_range_is_refused_by_name() {
         assert_eq!(built.prefetch_distance(), good);
     }
 }
+
+/// Above `PREFETCH_MIN_BYTES` (1 MiB), where `Prefetch::Auto` turns the
+/// prefetching pipeline on (every other batch test uses filters of at most
+/// 100k bits, where Auto means off): a 2 MiB filter per layout, batch
+/// inserts and queries with prefetching off, on (distance 1 and 3) and
+/// Auto, against the single-key path, bits and answers (members and
+/// non-members, plain and pre-hashed). A pipeline that probes the wrong
+/// stage of its ring (`ring[(c + 1) % slots]` in src/batch.rs `pipeline`)
+/// fails here under `Always` and `Auto` but not `Never`: Auto did switch
+/// prefetching on (docs/testing.md).
+#[test]
+fn prefetch_auto_above_one_mebibyte_equals_single_keys() {
+    let m = 1u64 << 24; // 2 MiB
+    assert!(m / 8 > lesshash::batch::PREFETCH_MIN_BYTES as u64);
+    for (t, layout) in Layout::ALL.into_iter().enumerate() {
+        let scheme = Scheme::default();
+        let k = 7;
+        let seed = 40 + t as u64;
+        let keys = members(seed, 20_000);
+        let queries: Vec<u64> = keys
+            .iter()
+            .copied()
+            .chain(non_members(seed, 20_000))
+            .collect();
+        let mut single = build(layout, scheme, m, k, seed);
+        keys.iter().for_each(|key| single.insert(key));
+        assert!(single.size_in_bytes() > lesshash::batch::PREFETCH_MIN_BYTES);
+        let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
+        assert!(expected.iter().filter(|&&x| !x).count() > 10_000);
+        let hashes: Vec<u128> = queries.iter().map(|q| hash_key(q, seed)).collect();
+        for (mode, distance) in [
+            (Prefetch::Never, 1),
+            (Prefetch::Always, 1),
+            (Prefetch::Always, 3),
+            (Prefetch::Auto, 1),
+            (Prefetch::Auto, 3),
+        ] {
+            let ctx = format!("{layout:?} {mode:?} ahead {distance}");
+            let mut f = build(layout, scheme, m, k, seed);
+            f.set_prefetch(mode);
+            f.set_prefetch_distance(distance).unwrap();
+            f.insert_batch(&keys);
+            assert!(f == single, "{ctx}: bits differ");
+            let mut out = vec![false; queries.len()];
+            f.contains_batch(&queries, &mut out).unwrap();
+            assert!(out == expected, "{ctx}: answers differ");
+            let mut by_hash = build(layout, scheme, m, k, seed);
+            by_hash.set_prefetch(mode);
+            by_hash.set_prefetch_distance(distance).unwrap();
+            by_hash
+                .prehashed_mut()
+                .unwrap()
+                .insert_batch(&hashes[..keys.len()]);
+            assert!(by_hash == single, "{ctx}: pre-hashed bits differ");
+            let mut out = vec![false; queries.len()];
+            by_hash
+                .prehashed()
+                .unwrap()
+                .contains_batch(&hashes, &mut out)
+                .unwrap();
+            assert!(out == expected, "{ctx}: pre-hashed answers differ");
+        }
+    }
+}

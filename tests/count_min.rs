@@ -356,6 +356,66 @@ fn counters_saturate_instead_of_wrapping() {
     }
 }
 
+/// The counters of a sketch, from its serialized payload (64-byte header,
+/// then little-endian u64 counters; docs/format.md): an oracle that does
+/// not go through `merge`.
+fn payload_counters(s: &CountMinSketch) -> Vec<u64> {
+    let bytes = s.to_bytes();
+    bytes[64..bytes.len() - 8]
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// `merge` saturates: every counter of the merged sketch is the saturating
+/// sum of the two sketches' counters (read from their payloads), the total
+/// saturates, and estimates read `u64::MAX` where a key's counters all
+/// overflowed. A wrapping add in `merge` (counters or total) fails here
+/// (docs/testing.md).
+#[test]
+fn merge_saturates_instead_of_wrapping() {
+    for scheme in SCHEMES {
+        for conservative in [false, true] {
+            let sketch = || {
+                CountMinSketch::builder()
+                    .scheme(scheme)
+                    .width(11)
+                    .depth(3)
+                    .conservative(conservative)
+                    .seed(5)
+                    .build()
+                    .unwrap()
+            };
+            let (mut a, mut b) = (sketch(), sketch());
+            a.add("big", u64::MAX - 10);
+            a.add("small", 3);
+            b.add("big", 20);
+            b.add("other", u64::MAX / 2 + 7);
+            let (ca, cb) = (payload_counters(&a), payload_counters(&b));
+            let mut merged = a.clone();
+            merged.merge(&b).unwrap();
+            let expected: Vec<u64> = ca
+                .iter()
+                .zip(&cb)
+                .map(|(x, y)| x.saturating_add(*y))
+                .collect();
+            assert_eq!(
+                payload_counters(&merged),
+                expected,
+                "{scheme:?} {conservative}"
+            );
+            assert!(expected.contains(&u64::MAX));
+            assert_eq!(merged.total(), u64::MAX);
+            assert_eq!(merged.estimate("big"), u64::MAX);
+            assert!(merged.estimate("small") >= 3);
+            // Merging again leaves the saturated counters where they are.
+            merged.merge(&b).unwrap();
+            assert_eq!(merged.estimate("big"), u64::MAX);
+            assert_eq!(merged.total(), u64::MAX);
+        }
+    }
+}
+
 #[test]
 fn sketch_is_send_sync_clone_and_debug_without_counters() {
     fn assert_send_sync<T: Send + Sync>() {}

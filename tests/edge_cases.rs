@@ -111,8 +111,21 @@ fn smallest_and_largest_k() {
 }
 
 /// n = 0 and tiny n: Guava sized n = 1 to a filter that missed its target.
-/// Here the formula meets p and so does the measured rate, over 64 seeds x
-/// 4096 non-members per configuration (tolerance: Z = 4.5 binomial sigmas).
+/// Here the formula meets p (exact check), and every one of the k probes is
+/// tested (direct check, below).
+///
+/// What a measurement can and cannot show here: every filter has at least
+/// 512 bits, so at n <= 5 the formula's rates are about 1e-7 and below,
+/// and the 64 seeds x 4096 non-members per configuration expect no hit at
+/// all. The measured band (p plus Z = 4.5 binomial sigmas of p) therefore
+/// only catches a filter that answers yes to a large share of non-members;
+/// it cannot see a filter that probes half of its k positions (its rate
+/// stays under 1e-3). That is what [`every_probe_is_tested`] checks, on
+/// these same filters: for a query key q, the filter holding exactly q's
+/// k positions answers yes, and each of the k filters that lack one of them
+/// answers no (single and batch queries). Probing only half of the k
+/// positions (in src/query.rs, the classic and blocked probes stopping at
+/// k / 2) fails there (docs/testing.md).
 #[test]
 fn tiny_n_meets_the_target() {
     for (layout, scheme) in configs() {
@@ -144,6 +157,9 @@ fn tiny_n_meets_the_target() {
                         hits += usize::from(f.contains(&key));
                         queries += 1;
                     }
+                    if seed < 4 {
+                        every_probe_is_tested(&f, &non_members(seed, 8));
+                    }
                 }
                 let measured = hits as f64 / queries as f64;
                 let band = Z * binomial_variance(p, queries).sqrt();
@@ -152,6 +168,51 @@ fn tiny_n_meets_the_target() {
                     "{layout:?}/{scheme:?} n = {n}, p = {p}: measured {measured} (m = {m}, k = {k})"
                 );
             }
+        }
+    }
+}
+
+/// `filter`'s geometry and seed with exactly the bits `set` (the payload
+/// edited in the serialized filter, its checksum recomputed: XXH3-64, seed
+/// 0, of everything before it; docs/format.md).
+fn with_bits(filter: &BloomFilter, set: &[u64]) -> BloomFilter {
+    let mut bytes = filter.to_bytes();
+    let end = bytes.len() - 8;
+    bytes[64..end].fill(0);
+    for &p in set {
+        bytes[64 + (p / 8) as usize] |= 1 << (p % 8);
+    }
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..end]);
+    bytes[end..].copy_from_slice(&sum.to_le_bytes());
+    BloomFilter::from_bytes(&bytes).unwrap()
+}
+
+/// Each of the k probes of `queries` is tested: with all of a query's
+/// oracle positions set (and nothing else) the filter answers yes, and with
+/// any one of them cleared, no (single-key and batch queries).
+fn every_probe_is_tested(filter: &BloomFilter, queries: &[u64]) {
+    for q in queries {
+        let pos = filter.positions(q);
+        let all = with_bits(filter, &pos);
+        assert!(all.contains(q), "{filter:?}: its own positions {pos:?}");
+        let mut out = [false];
+        all.contains_batch(std::slice::from_ref(q), &mut out)
+            .unwrap();
+        assert!(out[0], "{filter:?}: its own positions {pos:?} (batch)");
+        for &gone in &pos {
+            let rest: Vec<u64> = pos.iter().copied().filter(|&x| x != gone).collect();
+            let lacking = with_bits(filter, &rest);
+            assert!(
+                !lacking.contains(q),
+                "{filter:?}: yes without bit {gone} of {pos:?}"
+            );
+            lacking
+                .contains_batch(std::slice::from_ref(q), &mut out)
+                .unwrap();
+            assert!(
+                !out[0],
+                "{filter:?}: yes without bit {gone} of {pos:?} (batch)"
+            );
         }
     }
 }
@@ -233,6 +294,15 @@ fn ranges_above_two_to_the_32_reach_high_indices() {
 /// -- --ignored`; CI runs it on every push and it fails, never skips, when
 /// the memory is missing (the allocation-free test of the addressing above
 /// 2^32 for every layout is `tests/addressing.rs`).
+///
+/// The bits themselves are checked, not only their number: the serialized
+/// payload is streamed (never copied: [`SetBits`]) and the set bits it holds
+/// must be exactly the oracle's positions of the inserted keys. A
+/// consistent 32-bit truncation of the word or block index (in src/bits.rs,
+/// `(p / 64) as usize` -> `((p as u32) / 64) as usize` in both `bit` and
+/// `set_bit`) keeps membership and `count_ones` right but moves every
+/// position above 2^32 down by 2^32 in the payload, and fails here
+/// (docs/testing.md).
 #[test]
 #[ignore = "allocates 1 GiB"]
 fn a_filter_above_two_to_the_32_bits() {
@@ -250,7 +320,11 @@ fn a_filter_above_two_to_the_32_bits() {
         assert_eq!(f.num_bits(), m);
         assert!(m >= requested && m - requested < 1 << 12, "{layout:?}: {m}");
         let keys = members(33, 2000);
-        f.insert_batch(&keys);
+        // Both production write paths: single inserts, then a batch.
+        for key in &keys[..1000] {
+            f.insert(key);
+        }
+        f.insert_batch(&keys[1000..]);
         let mut positions: Vec<u64> = keys.iter().flat_map(|k| f.positions(k)).collect();
         assert!(positions.iter().all(|&x| x < m));
         let high = positions.iter().filter(|&&x| x >= 1 << 32).count();
@@ -261,10 +335,76 @@ fn a_filter_above_two_to_the_32_bits() {
         positions.sort_unstable();
         positions.dedup();
         assert_eq!(f.count_ones(), positions.len() as u64);
+        // The bit array as stored: exactly the oracle's positions are set.
+        let mut set = SetBits::default();
+        f.write_to(&mut set).unwrap();
+        assert_eq!(set.offset, f.serialized_len());
+        assert_eq!(
+            set.bits.len(),
+            positions.len(),
+            "{layout:?}: set bits in the payload"
+        );
+        let wrong = set
+            .bits
+            .iter()
+            .zip(&positions)
+            .find(|(stored, oracle)| stored != oracle);
+        assert!(
+            wrong.is_none(),
+            "{layout:?}: payload bit {:?} where the oracle has {:?}",
+            wrong.map(|w| w.0),
+            wrong.map(|w| w.1)
+        );
         assert!(keys.iter().all(|k| f.contains(k)));
         let mut out = vec![false; keys.len()];
         f.contains_batch(&keys, &mut out).unwrap();
         assert!(out.iter().all(|&hit| hit));
+    }
+}
+
+/// A writer that keeps only the indices of the set bits of a serialized
+/// filter's payload (bytes 64 to 64 + P; the header and the checksum are
+/// skipped), so a 1 GiB filter is checked bit by bit without a copy.
+#[derive(Default)]
+struct SetBits {
+    offset: u64,
+    payload_len: Option<u64>,
+    header: Vec<u8>,
+    bits: Vec<u64>,
+}
+
+impl std::io::Write for SetBits {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut rest = buf;
+        while self.offset < 64 && !rest.is_empty() {
+            self.header.push(rest[0]);
+            rest = &rest[1..];
+            self.offset += 1;
+        }
+        if self.payload_len.is_none() && self.header.len() == 64 {
+            // payload_len: the u64 at offset 48 (docs/format.md).
+            let len = u64::from_le_bytes(self.header[48..56].try_into().unwrap());
+            self.payload_len = Some(len);
+        }
+        let end = 64 + self.payload_len.unwrap_or(0);
+        let in_payload = (end.saturating_sub(self.offset) as usize).min(rest.len());
+        // Eight bytes at a time: almost all of a 1 GiB payload is zero.
+        for (c, chunk) in rest[..in_payload].chunks(8).enumerate() {
+            if chunk.iter().all(|&byte| byte == 0) {
+                continue;
+            }
+            for (i, &byte) in chunk.iter().enumerate() {
+                let base = (self.offset - 64 + (8 * c + i) as u64) * 8;
+                self.bits
+                    .extend((0..8).filter(|j| byte >> j & 1 == 1).map(|j| base + j));
+            }
+        }
+        self.offset += rest.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 

@@ -158,9 +158,10 @@ fn one_percent_target_is_met_at_one_million() {
 
 /// How many queries a cell of the requested-rate grid gets, by target rate.
 struct Budget {
-    /// Queries per cell for p >= 1%.
+    /// Queries per cell for p >= 1%, and for every cell with n <= 10
+    /// (their rates sit far below p, on the 512-bit floor).
     common: usize,
-    /// Queries per cell for p = 1e-6.
+    /// Queries per cell for p = 1e-6 and n >= 100.
     tiny: usize,
     /// Queries for the cells where the two-hash coincidence terms are
     /// largest: classic, plain double hashing or `f(i) = i^2`, p = 1e-6,
@@ -169,24 +170,51 @@ struct Budget {
     focus: usize,
 }
 
-/// Issue 15's acceptance: every layout x scheme, built by
+/// Issue 15's acceptance, and issue 28's: every layout x scheme, built by
 /// `expected_items(n).fpr(p)` for n in {1, 2, 3, 10, 100, 1000, 4097, 1e5}
-/// and p in {0.5, 0.1, 0.01, 1e-6}, measures at most p plus 3 standard
-/// errors, averaged over seeded filters.
+/// and p in {0.5, 0.1, 0.01, 1e-6}; each of the 16 configurations has its
+/// own seeds (shared seeds made the blocked schemes' cells identical, so
+/// pooling them counted the same hits three times).
 ///
-/// The standard error is the larger of the filters' own spread (sd of the
-/// per-filter rates over sqrt(filters)) and the binomial error of p over
-/// all the cell's queries; the filters are many at small n (up to 400),
-/// where one filter's rate is far from its expectation. This budget (2e5
-/// queries per cell, 2e6 at 1e-6, 3e7 in the four cells where the
-/// coincidence terms matter most; about 15 s in all) catches a rate 1.1x
-/// the target at 1%, 3x at 1e-6 and 1.8x in those four cells; the long run
-/// catches 1.03x, 1.3x and 1.3x.
+/// Per cell: the filter's own formula meets the target exactly
+/// (`Layout::fpr(m, n, k) <= p`, no noise: a sizing regression that
+/// crosses p fails, whatever its size), and the mean measured rate over
+/// seeded filters is at most that formula plus 3 standard errors (the
+/// larger of the filters' own spread, sd over sqrt(filters), and the
+/// binomial error of the formula's rate over all the cell's queries); for
+/// classic and partitioned two-hash filters with n <= 10 the formula is
+/// first allowed 25% (it is an approximation on a few hundred bits: classic
+/// `i^3` at n = 10, k = 3, m = 521 measures 1.16x it). The band is around
+/// the cell's own rate, not p: the cells with n <= 10 sit on the 512-bit
+/// floor, 25x to 10^4x below p, and are checked against their own formula.
+///
+/// Per layout, at p = 1e-6: the hits of its cells with n >= 100 (16; 12 on
+/// the classic layout, whose four focus cells are checked alone), pooled,
+/// at most their expected count under the formulas plus 3 Poisson sigmas
+/// (about 125 expected hits: a limit of 1.27x).
+///
+/// The real limits (CI budget: 2e5 queries per cell, 8e6 at 1e-6 with
+/// n >= 100, 3e7 in the four focus cells; 27 s in the test profile here,
+/// 22 s before issue 28): one cell fails when its rate is about 1.1x its
+/// formula at 1% and p = 0.5, 1.5x in a focus cell at 1e-6 (30 expected
+/// hits), and about 3x in an ordinary 1e-6 cell (8 expected hits against a
+/// limit of about 16). A 1.5x regression in every 1e-6 cell of one layout
+/// fails the pooled check: filters built 3% smaller than their declared
+/// geometry (rate 1.5x the formula; the cells with n >= 100 at 1e-6)
+/// gave 147 hits against a limit of 125 (classic), 196 against 162
+/// (partitioned), 199 against 158 (blocked) and 252 against 157
+/// (split-block; blocks are whole, so the smaller cells moved more than
+/// 1.5x). A 1.5x regression confined to one ordinary 1e-6 cell needs
+/// about 1e8 queries in that cell and is not affordable in CI, nor is any
+/// check of the 1e-6 cells with n <= 10 (rates of 1e-8 and below; no hit
+/// is expected): only their exact formula check can fail. The long run
+/// (`--ignored`, 7.5x the queries at 1e-6) narrows each cell's band by
+/// about 2.7x. docs/testing.md lists the figures.
 #[test]
 fn requested_rate_is_met_at_every_size() {
     requested_rate_grid(&Budget {
         common: 200_000,
-        tiny: 2_000_000,
+        tiny: 8_000_000,
         focus: 30_000_000,
     });
 }
@@ -204,6 +232,18 @@ fn long_requested_rate_is_met_at_every_size() {
     });
 }
 
+/// One cell's outcome: its hits, the hits its formula expects, and an
+/// error message if it failed.
+struct Cell {
+    layout: Layout,
+    p: f64,
+    n: u64,
+    focus: bool,
+    hits: usize,
+    expected: f64,
+    failure: Option<String>,
+}
+
 fn requested_rate_grid(budget: &Budget) {
     let configs: Vec<(Layout, Scheme)> = Layout::ALL
         .into_iter()
@@ -211,13 +251,13 @@ fn requested_rate_grid(budget: &Budget) {
         .collect();
     // Two threads, each a share of the configurations (no rayon: the tests
     // build without the default features too).
-    let failures: Vec<String> = std::thread::scope(|scope| {
+    let cells: Vec<Cell> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..2)
             .map(|w| {
                 let configs = &configs;
                 scope.spawn(move || {
-                    let mut failures = Vec::new();
-                    for &(layout, scheme) in configs.iter().skip(w).step_by(2) {
+                    let mut cells = Vec::new();
+                    for (c, &(layout, scheme)) in configs.iter().enumerate().skip(w).step_by(2) {
                         for n in [1u64, 2, 3, 10, 100, 1000, 4097, 100_000] {
                             for p in [0.5, 0.1, 0.01, 1e-6] {
                                 let focus = layout == Layout::Classic
@@ -227,18 +267,17 @@ fn requested_rate_grid(budget: &Budget) {
                                             | Scheme::EnhancedDoubleHashing(Enhancement::Square)
                                     )
                                     && (n == 1000 || n == 4097);
-                                let queries = match (p < 1e-3, focus) {
+                                let queries = match (p < 1e-3 && n >= 100, focus) {
                                     (false, _) => budget.common,
                                     (true, false) => budget.tiny,
                                     (true, true) => budget.focus,
                                 };
-                                if let Err(e) = grid_cell(layout, scheme, n, p, queries) {
-                                    failures.push(e);
-                                }
+                                let seeds = 7_000_000 + 1_000_000_000 * c as u64;
+                                cells.push(grid_cell(layout, scheme, n, p, queries, focus, seeds));
                             }
                         }
                     }
-                    failures
+                    cells
                 })
             })
             .collect();
@@ -247,19 +286,48 @@ fn requested_rate_grid(budget: &Budget) {
             .flat_map(|w| w.join().unwrap())
             .collect()
     });
+    let mut failures: Vec<String> = cells.iter().filter_map(|c| c.failure.clone()).collect();
+    for layout in Layout::ALL {
+        let pooled: Vec<&Cell> = cells
+            .iter()
+            .filter(|c| c.layout == layout && c.p < 1e-3 && c.n >= 100 && !c.focus)
+            .collect();
+        let hits: usize = pooled.iter().map(|c| c.hits).sum();
+        let expected: f64 = pooled.iter().map(|c| c.expected).sum();
+        let limit = expected + 3.0 * expected.sqrt();
+        eprintln!(
+            "{layout:?} p=1e-6, {} cells pooled: {hits} hits, formula {expected:.1}, limit {limit:.1}",
+            pooled.len()
+        );
+        if hits as f64 > limit {
+            failures.push(format!(
+                "{layout:?} at p = 1e-6: {hits} hits in {} cells, the formulas expect {expected:.1} (limit {limit:.1})",
+                pooled.len()
+            ));
+        }
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// One cell of the grid: `Err` with the numbers when the mean rate exceeds
-/// p by more than 3 standard errors.
-fn grid_cell(layout: Layout, scheme: Scheme, n: u64, p: f64, queries: usize) -> Result<(), String> {
+/// One cell of the grid: the formula at most p, and the mean rate at most
+/// the formula plus 3 standard errors (`failure` says which failed, with
+/// the numbers).
+fn grid_cell(
+    layout: Layout,
+    scheme: Scheme,
+    n: u64,
+    p: f64,
+    queries: usize,
+    focus: bool,
+    seeds: u64,
+) -> Cell {
     let filters = (400_000 / n).clamp(4, 400) as usize;
     let per_filter = queries.div_ceil(filters);
     let mut out = vec![false; per_filter];
     let (mut hits, mut rates) = (0usize, Vec::with_capacity(filters));
-    let mut bits = 0;
+    let (mut bits, mut k) = (0, 0);
     for t in 0..filters {
-        let seed = 7_000_000 + 1_000 * n + t as u64;
+        let seed = seeds + 1_000 * n + t as u64;
         let mut f = BloomFilter::builder()
             .layout(layout)
             .scheme(scheme)
@@ -268,7 +336,7 @@ fn grid_cell(layout: Layout, scheme: Scheme, n: u64, p: f64, queries: usize) -> 
             .seed(seed)
             .build()
             .unwrap();
-        bits = f.num_bits();
+        (bits, k) = (f.num_bits(), f.num_hashes());
         f.insert_batch(&members(seed, n as usize));
         f.contains_batch(&non_members(seed, per_filter), &mut out)
             .unwrap();
@@ -276,20 +344,57 @@ fn grid_cell(layout: Layout, scheme: Scheme, n: u64, p: f64, queries: usize) -> 
         hits += h;
         rates.push(h as f64 / per_filter as f64);
     }
+    let formula = layout.fpr(scheme, bits, n, k);
     let total = filters * per_filter;
     let mean = hits as f64 / total as f64;
     let spread = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (filters - 1) as f64;
     let se = (spread / filters as f64)
         .sqrt()
-        .max(binomial_variance(p, total).sqrt());
-    if mean <= p + 3.0 * se {
-        Ok(())
+        .max(binomial_variance(formula, total).sqrt());
+    if std::env::var_os("LESSHASH_GRID_TABLE").is_some() {
+        eprintln!(
+            "cell {layout:?} {scheme:?} n={n} p={p:e} m={bits} k={k}: measured {mean:.3e} formula {formula:.3e} ratio {:.3} hits {hits} expected {:.1} limit-ratio {:.3}",
+            mean / formula,
+            formula * total as f64,
+            (formula + 3.0 * se) / formula
+        );
+    }
+    // The formula's own error: classic and partitioned filters with a
+    // two-hash scheme on a few hundred bits (n <= 10) are off it both
+    // ways (a query's probes can repeat under `i^2` and `i^3`, and their
+    // coincidences are counted to first order): classic `i^3` at n = 10,
+    // k = 3, m = 521 measured 1.16x it over 4e6 queries (989 hits against
+    // 852). Elsewhere none.
+    let model = if n <= 10
+        && scheme.is_two_hash()
+        && matches!(layout, Layout::Classic | Layout::Partitioned)
+    {
+        0.25
     } else {
-        Err(format!(
-            "{layout:?} {scheme:?} n={n} p={p:e} (m={bits}): measured {mean:.4e} over {total} \
-             queries in {filters} filters, 3 se = {:.2e}",
+        0.0
+    };
+    let limit = formula * (1.0 + model) + 3.0 * se;
+    let failure = if formula > p {
+        Some(format!(
+            "{layout:?} {scheme:?} n={n} p={p:e}: the formula gives {formula:.4e} (m={bits}, k={k})"
+        ))
+    } else if mean > limit {
+        Some(format!(
+            "{layout:?} {scheme:?} n={n} p={p:e} (m={bits}, k={k}): measured {mean:.4e} over {total} \
+             queries in {filters} filters, formula {formula:.4e}, limit {limit:.4e} (model +{model}, 3 se = {:.2e})",
             3.0 * se
         ))
+    } else {
+        None
+    };
+    Cell {
+        layout,
+        p,
+        n,
+        focus,
+        hits,
+        expected: formula * total as f64,
+        failure,
     }
 }
 

@@ -1058,7 +1058,18 @@ fn regenerate_golden() {
         if bin.exists() {
             continue;
         }
-        let f = filter(g.layout, g.scheme, g.m, g.k, g.n, g.seed);
+        // A range the builder would grow (a legacy two-hash file written
+        // before ranges became primes): the empty filter of exactly that
+        // geometry, written by hand.
+        let f = if common::built_bits(g.layout, g.scheme, g.m, g.k) == g.m {
+            filter(g.layout, g.scheme, g.m, g.k, g.n, g.seed)
+        } else {
+            let mut f = legacy_empty(&g);
+            for i in 0..g.n {
+                f.insert(&format!("key-{i}"));
+            }
+            f
+        };
         std::fs::write(&bin, f.to_bytes()).unwrap();
         let answers = answers_string(|k| f.contains(k), g.n);
         std::fs::write(
@@ -1067,6 +1078,73 @@ fn regenerate_golden() {
         )
         .unwrap();
         println!("wrote {}", bin.display());
+    }
+}
+
+/// The empty filter of a manifest line's exact geometry, serialized by
+/// hand (header patched from a built filter's, zero payload, checksum) and
+/// loaded: the only way to make a two-hash classic filter over a range the
+/// builder would grow to a prime.
+fn legacy_empty(g: &Golden) -> BloomFilter {
+    let built = common::build(g.layout, g.scheme, g.m, g.k, g.seed);
+    let mut header = Header::parse(&built.to_bytes()).unwrap();
+    header.num_bits = g.m;
+    let mut bytes = header.to_bytes().to_vec();
+    bytes.resize(64 + 8 * g.m.div_ceil(64) as usize, 0);
+    let sum = xxh3_64(&bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+    let f = BloomFilter::from_bytes(&bytes).unwrap();
+    assert_eq!((f.num_bits(), f.count_ones()), (g.m, 0));
+    f
+}
+
+/// The legacy classic two-hash files over a power-of-two range (written
+/// before the builder grew two-hash ranges to primes; `classic-pow2-*` in
+/// golden.txt) hold keys, and their bits are exactly the specification's
+/// positions of those keys: `a = mulhi(h1, r)`, an odd stride
+/// `b = (1 + mulhi(h2, r - 1)) | 1` (every odd stride is coprime to a power
+/// of two), probe i at `(a + i b + f(i)) mod r`. A stride rule that forgets
+/// the `| 1` fails here and in `golden_files_load_and_answer_as_recorded`
+/// (docs/testing.md).
+#[test]
+fn legacy_power_of_two_files_hold_their_keys_at_the_specified_bits() {
+    let mulhi = |x: u64, r: u64| ((u128::from(x) * u128::from(r)) >> 64) as u64;
+    let legacy: Vec<Golden> = golden_manifest()
+        .into_iter()
+        .filter(|g| g.name.starts_with("classic-pow2-"))
+        .collect();
+    assert!(legacy.len() >= 2);
+    for g in legacy {
+        let r = g.m;
+        assert!(r.is_power_of_two() && g.n > 0, "{}", g.name);
+        let bin = std::fs::read(golden_dir().join(format!("{}.bin", g.name))).unwrap();
+        let f = BloomFilter::from_bytes(&bin).unwrap();
+        let mut spec = vec![false; r as usize];
+        for i in 0..g.n {
+            let key = format!("key-{i}");
+            let h = xxhash_rust::xxh3::xxh3_128_with_seed(key.as_bytes(), g.seed);
+            let (h1, h2) = (h as u64, (h >> 64) as u64);
+            let (a, b) = (mulhi(h1, r), (1 + mulhi(h2, r - 1)) | 1);
+            let mut probes = Vec::new();
+            for j in 0..u64::from(g.k) {
+                let fj = match g.scheme {
+                    Scheme::EnhancedDoubleHashing(lesshash::Enhancement::Square) => j * j,
+                    Scheme::EnhancedDoubleHashing(lesshash::Enhancement::Cube) => j * j * j,
+                    _ => 0,
+                };
+                let p = ((u128::from(a) + u128::from(j) * u128::from(b) + u128::from(fj))
+                    % u128::from(r)) as u64;
+                spec[p as usize] = true;
+                probes.push(p);
+            }
+            assert_eq!(f.positions(&key), probes, "{} {key}", g.name);
+            assert!(f.contains(&key), "{} {key}", g.name);
+        }
+        let payload = &bin[64..bin.len() - 8];
+        for (p, &want) in spec.iter().enumerate() {
+            let got = payload[p / 8] >> (p % 8) & 1 == 1;
+            assert_eq!(got, want, "{}: bit {p}", g.name);
+        }
     }
 }
 
@@ -1191,4 +1269,63 @@ fn write_file_follows_links_and_writes_through_fifos() {
 
     let err = f.write_file(dir.path()).unwrap_err();
     assert!(err.to_string().contains("`path`"), "{err}");
+}
+
+/// A reader opening the path while `write_file` replaces it: one thread
+/// writes filter A and filter B over the same path in turn (60 writes,
+/// each to a temporary file renamed over the path), two threads load it
+/// with `read_file` until the writer is done. Every load must succeed and
+/// be A or B, never an error (a truncated or half-written file) nor a mix.
+/// Writing the regular file in place (`File::create` + write, in
+/// src/persist.rs `write_file`) fails here (docs/testing.md).
+#[test]
+fn a_reader_sees_the_old_or_the_new_file_while_write_file_replaces_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f.lhbf");
+    // 2^23 bits (1 MiB): a write takes long enough for loads to overlap it.
+    let filter = |seed: u64| {
+        let mut f = BloomFilter::builder()
+            .bits(1 << 23)
+            .hashes(7)
+            .build()
+            .unwrap();
+        f.insert_batch(&common::members(seed, 20_000));
+        f
+    };
+    let (a, b) = (filter(1), filter(2));
+    assert!(a != b);
+    a.write_file(&path).unwrap();
+    let done = AtomicBool::new(false);
+    let seen = std::thread::scope(|s| {
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut seen = [0usize; 2];
+                    let mut loads = 0;
+                    while loads == 0 || !done.load(Ordering::Acquire) {
+                        let f = BloomFilter::read_file(&path)
+                            .unwrap_or_else(|e| panic!("load {loads} failed: {e}"));
+                        match (f == a, f == b) {
+                            (true, _) => seen[0] += 1,
+                            (_, true) => seen[1] += 1,
+                            _ => panic!("load {loads} is neither filter"),
+                        }
+                        loads += 1;
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for i in 0..60 {
+            let next = if i % 2 == 0 { &b } else { &a };
+            next.write_file(&path).unwrap();
+        }
+        done.store(true, Ordering::Release);
+        readers
+            .into_iter()
+            .map(|r| r.join().unwrap())
+            .collect::<Vec<_>>()
+    });
+    eprintln!("loads (A, B) per reader: {seen:?}");
 }

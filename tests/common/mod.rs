@@ -114,3 +114,21 @@ pub fn blocked_filter_relative_variance(layout: Layout, m: u64, n: u64, k: u32) 
     let (e1, e2) = (e1 / mass, e2 / mass);
     (e2 - e1 * e1) / b / (e1 * e1)
 }
+
+/// Whether this run is CI's (`LESSHASH_CI=1`, set by `.ci/run` on its Rust
+/// test steps): there every test must run, none may skip.
+pub fn in_ci() -> bool {
+    std::env::var_os("LESSHASH_CI").is_some_and(|v| v == "1")
+}
+
+/// A test (or part of one) that needs `what`, which this environment lacks:
+/// a failure in CI ([`in_ci`]), where a skip would pass silently; elsewhere
+/// a line on stderr saying what was skipped and why (shown with
+/// `--nocapture`), and the caller returns.
+pub fn skip_unless_ci(what: &str) {
+    assert!(
+        !in_ci(),
+        "LESSHASH_CI=1 and this test cannot run: {what}; CI must run every test"
+    );
+    eprintln!("skipped: {what} (with LESSHASH_CI=1 this is a failure)");
+}
