@@ -24,7 +24,7 @@ heap and anonymous memory, not read-only file maps) of `--data-limit-mb`,
 to show that the mapped process never allocates the filter.
 
     cargo build --release --features cli
-    ../shared/tools/quiet python3 benches/mapped_cli.py --dir /tmp/lh-mapped
+    python3 benches/mapped_cli.py --dir /tmp/lh-mapped   # on an otherwise idle machine
 """
 
 import argparse
