@@ -9,6 +9,7 @@
 mod common;
 
 use arbitrary::Arbitrary;
+use lesshash::count_min::CountMinDimensions;
 use lesshash::count_min::{MAX_COUNTERS, MAX_ROWS, two_hash_bound};
 use lesshash::rates::{
     MAX_BITS, MAX_HASHES, bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items,
@@ -214,6 +215,9 @@ fn count_min(input: &CountMinInput) {
         if !input.independent {
             probability("two_hash_bound", two_hash_bound(e, dims.width, dims.depth));
         }
+        if let Some(d) = input.delta.map(Prob::get) {
+            sizing_contract(input.independent, e, d, dims);
+        }
     }
     if dims.width * rows * 64 <= BUILD_LIMIT {
         let sketch = b.build().expect("dimensions() was Ok, build() must be too");
@@ -222,6 +226,80 @@ fn count_min(input: &CountMinInput) {
             probability("failure_bound", sketch.failure_bound(e));
         }
     }
+}
+
+/// The sizing contract of `(epsilon, delta)` (src/count_min/mod.rs, "How
+/// lesshash sizes a two-hash sketch"), checked on every sized sketch: each
+/// dimension meets its bound and is the smallest that does, so one copy,
+/// one table or one prime too many fails here as surely as one too few.
+fn sizing_contract(independent: bool, e: f64, delta: f64, dims: CountMinDimensions) {
+    let CountMinDimensions {
+        width: w,
+        depth: d,
+        copies: c,
+    } = dims;
+    let ctx = format!("epsilon {e:e}, delta {delta:e}: {dims:?}");
+    // A relative slack of 1e-9 for the sizing's own floating point.
+    let le = |x: f64, y: f64| x <= y * (1.0 + 1e-9);
+    if independent {
+        // w = ceil(e/epsilon), d = ceil(ln 1/delta), one copy.
+        let ideal = std::f64::consts::E / e;
+        assert!(
+            le(ideal, w as f64) && ((w - 1) as f64) < ideal * (1.0 + 1e-9) || w == 1,
+            "{ctx}"
+        );
+        let depth = (1.0 / delta).ln().ceil().max(1.0);
+        assert_eq!(f64::from(d), depth, "{ctx}");
+        assert_eq!(c, 1, "{ctx}");
+        return;
+    }
+    // w: a prime >= 2e/epsilon, the smallest (checked where trial division
+    // is cheap).
+    let min_width = (2.0 * std::f64::consts::E / e).ceil().max(1.0);
+    assert!(w as f64 >= min_width, "{ctx}: width below 2e/epsilon");
+    if w < 10_000_000 {
+        assert!(is_prime(w), "{ctx}: width not prime");
+        assert!(
+            (min_width as u64..w).all(|x| !is_prime(x)),
+            "{ctx}: a smaller prime width exists"
+        );
+    }
+    let bound = |depth: u32| two_hash_bound(e, w, depth);
+    let max_depth = w.min(u64::from(MAX_ROWS)) as u32;
+    // The one-sketch option: the smallest d with bound(d) <= delta.
+    let single = (1..=max_depth).find(|&x| bound(x) <= delta);
+    if c == 1 {
+        // One sketch: bound(d) <= delta, and d is the smallest such.
+        assert!(bound(d) <= delta, "{ctx}: bound {} > delta", bound(d));
+        assert_eq!(Some(d), single, "{ctx}: not the smallest depth");
+    } else {
+        // Copies: bound(d) <= epsilon with d the smallest such, bound(d)^c
+        // <= delta with c the smallest such, and fewer rows than one sketch.
+        let per_copy = bound(d);
+        assert!(per_copy <= e, "{ctx}: per-copy bound {per_copy} > epsilon");
+        assert!(d == 1 || bound(d - 1) > e, "{ctx}: not the smallest depth");
+        assert!(
+            le(per_copy.powi(c as i32), delta),
+            "{ctx}: bound^copies {} > delta",
+            per_copy.powi(c as i32)
+        );
+        assert!(
+            per_copy.powi(c as i32 - 1) > delta * (1.0 - 1e-9),
+            "{ctx}: {} copies meet delta already",
+            c - 1
+        );
+        if let Some(s) = single {
+            assert!(
+                u64::from(d) * u64::from(c) < u64::from(s),
+                "{ctx}: one sketch of depth {s} has no more rows"
+            );
+        }
+    }
+}
+
+/// Trial division (the sizes it is called on are below 10^7).
+fn is_prime(n: u64) -> bool {
+    n >= 2 && (2..).take_while(|x| x * x <= n).all(|x| n % x != 0)
 }
 
 fuzz_target!(|input: Input| {

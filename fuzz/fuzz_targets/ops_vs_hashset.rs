@@ -6,7 +6,9 @@
 //!
 //! `ParallelInsert` drives both parallel paths: `AtomicBloomFilter` shared
 //! by 2 to 4 jobs on a 4-thread pool, and `par_insert_batch` /
-//! `par_contains_batch` (and their pre-hashed forms) on rayon's pool.
+//! `par_contains_batch` (and their pre-hashed forms) on rayon's pool, and
+//! on a batch expanded above the parallel threshold (`par_above_task`,
+//! when the op says so), where they really run in parallel.
 
 #![no_main]
 
@@ -107,6 +109,128 @@ fn same_params(filter: &BloomFilter) -> BloomFilter {
     other
 }
 
+/// Keys per parallel task (`TASK` in src/partition.rs, `PAR_TASK` in
+/// src/par/mod.rs): batches of this many keys or fewer run sequentially,
+/// so a fuzz input (at most a few KiB) never reaches the parallel code
+/// unless its keys are expanded, as [`par_above_task`] does.
+const PAR_TASK: usize = 1 << 14;
+
+/// The `threads` of a `ParallelInsert` (and the `below_max` of a
+/// `SaturatedCounter`) that expands the op's keys above [`PAR_TASK`]. A
+/// rare value: an expansion costs about a hundred ordinary inputs, and
+/// `.ci/fuzz`'s fixed budget must stay about the same. A committed seed
+/// (fuzz/seeds/ops_vs_hashset/par-above-task) holds it, so every CI run
+/// executes the parallel paths at least once.
+const EXPAND: u8 = 0xA5;
+
+/// Expansions per process: the first 16 inputs that ask expand, later ones
+/// do not (mutants of the seed keep its `EXPAND` byte: without this cap
+/// 30,000 runs took 153 s instead of 61 s). Deterministic for a given
+/// sequence of inputs (CI's fixed seed), and a reproducer replayed alone
+/// expands.
+fn expansion_allowed() -> bool {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static EXPANSIONS: AtomicUsize = AtomicUsize::new(0);
+    EXPANSIONS.fetch_add(1, Ordering::Relaxed) < 16
+}
+
+/// The parallel batch paths above their threshold, once per input: the
+/// fuzzed keys expanded deterministically (key `j` is fuzzed key `j % len`
+/// followed by `j`) to `PAR_TASK + 1 + 97 * threads` keys (`threads` the
+/// op's job count, 2 for `EXPAND`), so there are
+/// a full task and a partial one, on the 4-thread pool. The parallel
+/// insert (plain and pre-hashed) must give the sequential insert's bits,
+/// and the parallel queries the sequential answers for every key, members
+/// and non-members alike (an answer in the wrong slot or a key left out
+/// of a task differs). `filter` is not changed.
+fn par_above_task(filter: &BloomFilter, keys: &[Key], threads: usize) {
+    let n = PAR_TASK + 1 + 97 * threads;
+    // A filter of the fuzzed layout, scheme and seed sized for the n keys
+    // (a fuzzed filter is often a few bits, saturated by n keys: a key
+    // left out or an answer in the wrong slot would not show): 1% for an
+    // even number of fuzzed keys, small enough for the parallel insert's
+    // private copies (src/par/copies.rs), 1e-4 for an odd number, too
+    // large for them (the partitioned insert, src/partition.rs).
+    let parts = keys.len() % 2 == 1;
+    let fpr = if parts { 1e-4 } else { 0.01 };
+    let Ok(filter) = BloomFilter::builder()
+        .layout(filter.layout())
+        .scheme(filter.scheme())
+        .seed(filter.seed())
+        .expected_items(n as u64)
+        .fpr(fpr)
+        .build()
+    else {
+        return;
+    };
+    let filter = &filter;
+    // Finding the seeds (fuzz/seeds/ops_vs_hashset/par-above-task-*): with
+    // LESSHASH_FUZZ_FIND_EXPAND=copies or =parts the first input that
+    // expands a two-hash filter of that kind panics, and libFuzzer writes
+    // it out.
+    if std::env::var("LESSHASH_FUZZ_FIND_EXPAND")
+        .is_ok_and(|w| (w == "parts") == parts && (w == "parts" || w == "copies"))
+        && filter.scheme().is_two_hash()
+    {
+        panic!("an input that expands above PAR_TASK (parts: {parts})");
+    }
+    let base: &[Key] = if keys.is_empty() { &[Vec::new()] } else { keys };
+    let derive = |j: usize, tag: u8| {
+        let mut key = base[j % base.len()].clone();
+        key.extend_from_slice(&(j as u32).to_le_bytes());
+        key.push(tag);
+        key
+    };
+    let big: Vec<Key> = (0..n).map(|j| derive(j, 0)).collect();
+    let mut seq = filter.clone();
+    seq.insert_batch(&big);
+    let mut par = filter.clone();
+    pool().install(|| par.par_insert_batch(&big));
+    assert!(par == seq, "par_insert_batch above PAR_TASK differs");
+    // Members and non-members interleaved.
+    let queries: Vec<Key> = (0..n)
+        .map(|j| {
+            if j % 2 == 0 {
+                big[j].clone()
+            } else {
+                derive(j, 1)
+            }
+        })
+        .collect();
+    let mut want = vec![false; n];
+    seq.contains_batch(&queries, &mut want).unwrap();
+    let mut got = vec![true; n];
+    pool().install(|| par.par_contains_batch(&queries, &mut got).unwrap());
+    assert!(got == want, "par_contains_batch above PAR_TASK differs");
+    if filter.scheme().is_two_hash() {
+        let seed = filter.seed();
+        let hashes: Vec<u128> = big.iter().map(|k| hash_key(k, seed)).collect();
+        let mut par_hashed = filter.clone();
+        pool().install(|| {
+            par_hashed
+                .prehashed_mut()
+                .unwrap()
+                .par_insert_batch(&hashes)
+        });
+        assert!(
+            par_hashed == seq,
+            "par_insert_hash_batch above PAR_TASK differs"
+        );
+        let hashes: Vec<u128> = queries.iter().map(|k| hash_key(k, seed)).collect();
+        let mut got = vec![true; n];
+        pool().install(|| {
+            par.prehashed()
+                .unwrap()
+                .par_contains_batch(&hashes, &mut got)
+                .unwrap()
+        });
+        assert!(
+            got == want,
+            "par_contains_hash_batch above PAR_TASK differs"
+        );
+    }
+}
+
 fn run(input: Input) {
     let Some(mut filter) = input.params.build() else {
         return;
@@ -114,6 +238,7 @@ fn run(input: Input) {
     let two_hash = filter.scheme().is_two_hash();
     let seed = filter.seed();
     let mut model: BTreeSet<Key> = BTreeSet::new();
+    let mut above_task_done = false;
     for op in input.ops {
         match op {
             Op::Insert(key) => {
@@ -213,6 +338,7 @@ fn run(input: Input) {
                 }
             }
             Op::ParallelInsert { keys, threads } => {
+                let expand = threads == EXPAND && expansion_allowed();
                 let before_par = filter.clone();
                 let mut plain = filter.clone();
                 plain.insert_batch(&keys);
@@ -268,6 +394,10 @@ fn run(input: Input) {
                         .par_contains_batch(&hashes, &mut out)
                         .unwrap();
                     assert!(out.iter().all(|&hit| hit));
+                }
+                if expand && !above_task_done {
+                    above_task_done = true;
+                    par_above_task(&filter, &keys, threads);
                 }
                 model.extend(keys);
             }
@@ -359,7 +489,14 @@ fn run(input: Input) {
                 filter = BloomFilter::from_bytes(&bytes).unwrap();
                 assert_eq!(filter.insert_calls(), counter);
                 let key = vec![below_max; 3];
-                let many = vec![key.clone(); 300];
+                // Above PAR_TASK (when `below_max` is `EXPAND`): the
+                // parallel paths really run in parallel.
+                let copies = if below_max == EXPAND && expansion_allowed() {
+                    PAR_TASK + 1
+                } else {
+                    300
+                };
+                let many = vec![key.clone(); copies];
                 filter.insert(&key);
                 filter.insert_batch(&many);
                 pool().install(|| filter.par_insert_batch(&many));
