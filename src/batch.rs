@@ -15,7 +15,7 @@
 //! chunk c, and every cache line that chunk c + d will touch is prefetched
 //! as soon as its address is known. d is the filter's prefetch distance
 //! ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance), 1 to
-//! [`MAX_PREFETCH_DISTANCE`] chunks); the default, one chunk, requests each
+//! [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE) chunks); the default, one chunk, requests each
 //! line 32 to 63 keys before it is probed (about 0.3-1 µs of work at DRAM
 //! speed, the latency of a random DRAM access on the development machine):
 //! 32 lines in flight for the blocked layouts (one per key) and `32 k` for
@@ -25,7 +25,7 @@
 //! the CPU's line-fill buffers hold).
 //!
 //! [`Prefetch::Auto`] (the default) prefetches when the filter is larger
-//! than [`PREFETCH_MIN_BYTES`] (it no longer fits in a core's L2 cache);
+//! than [`Prefetch::AUTO_MIN_BYTES`](crate::Prefetch::AUTO_MIN_BYTES) (it no longer fits in a core's L2 cache);
 //! a filter's [`set_prefetch`](crate::BloomFilter::set_prefetch) (or the
 //! builder's [`prefetch`](crate::Builder::prefetch)) forces it on or off
 //! for that filter (benchmarks, the no-prefetch figure). The kernel is a
@@ -47,9 +47,6 @@ use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
-pub use crate::prefetch::{
-    DEFAULT_PREFETCH_DISTANCE, MAX_PREFETCH_DISTANCE, PREFETCH_MIN_BYTES, Prefetch,
-};
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
 pub const CHUNK: usize = 32;
@@ -307,8 +304,8 @@ pub fn bitmap_words(n: usize) -> usize {
     n.div_ceil(64)
 }
 
-/// Batch inserts and queries; see the [module docs](crate::batch) for the
-/// pipeline and the prefetch window.
+/// Batch inserts and queries, pipelined in chunks of 32 keys with the
+/// filter's prefetch window ([`Prefetch`](crate::Prefetch)).
 impl BloomFilter {
     /// Inserts every key of `keys` (the batch pipeline).
     pub fn insert_batch<K: Key>(&mut self, keys: &[K]) {

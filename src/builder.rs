@@ -8,8 +8,8 @@ use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
 use crate::hash::{DEFAULT_SEED, Key};
 use crate::kernel::Kernel;
 use crate::layout::Layout;
-use crate::prefetch::{DEFAULT_PREFETCH_DISTANCE, Prefetch};
-use crate::rates::{MAX_BITS, MAX_HASHES, check_fpr};
+use crate::limits::{MAX_BITS, MAX_HASHES, check_fpr};
+use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
 
 /// Builds a [`BloomFilter`] from either
@@ -66,7 +66,7 @@ impl Default for Builder {
             seed: DEFAULT_SEED,
             kernel: None,
             prefetch: Prefetch::Auto,
-            prefetch_distance: DEFAULT_PREFETCH_DISTANCE,
+            prefetch_distance: Prefetch::DEFAULT_DISTANCE,
         }
     }
 }
@@ -120,7 +120,7 @@ impl Builder {
         self
     }
 
-    /// The number of probes k per key, 1 to [`MAX_HASHES`].
+    /// The number of probes k per key, 1 to [`BloomFilter::MAX_HASHES`].
     pub fn hashes(mut self, k: u32) -> Self {
         self.hashes = Some(k);
         self
@@ -182,7 +182,7 @@ impl Builder {
     }
 
     /// Whether the filter's batch paths prefetch (default
-    /// [`Prefetch::Auto`]: above [`PREFETCH_MIN_BYTES`](crate::batch::PREFETCH_MIN_BYTES)).
+    /// [`Prefetch::Auto`]: above [`Prefetch::AUTO_MIN_BYTES`](crate::Prefetch::AUTO_MIN_BYTES)).
     pub fn prefetch(mut self, prefetch: Prefetch) -> Self {
         self.prefetch = prefetch;
         self
@@ -190,11 +190,11 @@ impl Builder {
 
     /// How far ahead the batch paths prefetch, in chunks of
     /// [`CHUNK`](crate::batch::CHUNK) keys (default
-    /// [`DEFAULT_PREFETCH_DISTANCE`](crate::batch::DEFAULT_PREFETCH_DISTANCE),
+    /// [`Prefetch::DEFAULT_DISTANCE`](crate::Prefetch::DEFAULT_DISTANCE),
     /// chosen by measurement). Never changes an answer; for tuning to
     /// another memory system. `build` fails with
     /// [`Error::InvalidParameter`] naming `prefetch_distance` outside 1 to
-    /// [`MAX_PREFETCH_DISTANCE`](crate::batch::MAX_PREFETCH_DISTANCE).
+    /// [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE).
     pub fn prefetch_distance(mut self, chunks: u32) -> Self {
         self.prefetch_distance = chunks;
         self

@@ -35,6 +35,14 @@ pub struct BloomFilter {
 }
 
 impl BloomFilter {
+    /// The largest k any layout accepts: 64.
+    pub const MAX_HASHES: u32 = crate::limits::MAX_HASHES;
+
+    /// The largest filter, in bits, that the builder accepts: 2^46 bits
+    /// (8 TiB). Index arithmetic is exact up to 2^64; this bound keeps a
+    /// mistyped size from asking the allocator for the impossible.
+    pub const MAX_BITS: u64 = crate::limits::MAX_BITS;
+
     /// Allocates a filter of validated geometry.
     pub(crate) fn from_geometry(geometry: Geometry) -> Result<Self, Error> {
         Ok(Self {
@@ -144,7 +152,7 @@ impl BloomFilter {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] naming `prefetch_distance` outside 1 to
-    /// [`MAX_PREFETCH_DISTANCE`](crate::batch::MAX_PREFETCH_DISTANCE); the
+    /// [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE); the
     /// filter is then unchanged.
     pub fn set_prefetch_distance(&mut self, chunks: u32) -> Result<(), Error> {
         self.geometry.tuning.prefetch_distance = check_prefetch_distance(chunks)?;

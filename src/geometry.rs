@@ -53,7 +53,7 @@ use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::layout::blocked::{BLOCK_BITS, Blocks};
 use crate::layout::flat::Flat;
-use crate::prefetch::{DEFAULT_PREFETCH_DISTANCE, MAX_PREFETCH_DISTANCE, Prefetch};
+use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
 
 /// A layout's probe: where a key's bits are, and how to test and set them.
@@ -75,29 +75,32 @@ pub(crate) enum Probe {
 pub(crate) struct Tuning {
     pub(crate) kernel: Kernel,
     pub(crate) prefetch: Prefetch,
-    /// Chunks ahead, 1 to [`MAX_PREFETCH_DISTANCE`].
+    /// Chunks ahead, 1 to [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE).
     pub(crate) prefetch_distance: u32,
 }
 
 impl Default for Tuning {
-    /// [`Kernel::auto`], [`Prefetch::Auto`], [`DEFAULT_PREFETCH_DISTANCE`].
+    /// [`Kernel::auto`], [`Prefetch::Auto`], [`Prefetch::DEFAULT_DISTANCE`](crate::Prefetch::DEFAULT_DISTANCE).
     fn default() -> Self {
         Self {
             kernel: Kernel::auto(),
             prefetch: Prefetch::Auto,
-            prefetch_distance: DEFAULT_PREFETCH_DISTANCE,
+            prefetch_distance: Prefetch::DEFAULT_DISTANCE,
         }
     }
 }
 
 /// Checks a prefetch distance (chunks ahead).
 pub(crate) fn check_prefetch_distance(chunks: u32) -> Result<u32, crate::Error> {
-    if (1..=MAX_PREFETCH_DISTANCE).contains(&chunks) {
+    if (1..=Prefetch::MAX_DISTANCE).contains(&chunks) {
         Ok(chunks)
     } else {
         Err(crate::Error::invalid(
             "prefetch_distance",
-            format!("must be between 1 and {MAX_PREFETCH_DISTANCE} chunks, got {chunks}"),
+            format!(
+                "must be between 1 and {} chunks, got {chunks}",
+                Prefetch::MAX_DISTANCE
+            ),
         ))
     }
 }

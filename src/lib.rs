@@ -27,36 +27,42 @@
 //!
 //! ## What is in the crate
 //!
+//! * [`BloomFilter`], built by [`Builder`] (or [`BloomFilter::with_fpr`]):
+//!   single-key, batch (`insert_batch`, `contains_batch`, a `Vec<u64>`
+//!   bitmap) and, with the `rayon` feature, parallel (`par_*`) inserts and
+//!   queries; set operations (`union`, `intersect`, `estimated_union_len`).
 //! * [`Scheme`]: the paper's index schemes, `Independent` (the k-hash
 //!   baseline), `DoubleHashing` and `EnhancedDoubleHashing` with `f(i) = i^2`
-//!   or `i^3`. One scalar oracle per scheme ([`scheme::reference_index`])
-//!   defines the probes; every faster path is tested against it.
+//!   or `i^3`. One scalar oracle per scheme defines the probes; every faster
+//!   path is tested against it.
 //! * [`Layout`]: `Classic` (one array) and `Partitioned` (k sub-arrays, the
 //!   paper's partition scheme), each sized by its own exact formula; and the
 //!   cache-line-blocked `Blocked` and `SplitBlock` (one 512-bit block per
 //!   key, sized by the blocked formula [`rates::blocked_fpr`]).
+//! * [`Kernel`]: the vector code a filter runs (scalar oracle, portable
+//!   `wide`, AVX2 chosen at run time; [`kernel_name`]); it changes speed,
+//!   never answers. [`Prefetch`]: the batch paths' prefetching.
+//! * [`Key`]: how keys become bytes, hashed by one XXH3-128 ([`hash_key`],
+//!   [`hash_batch`]). Keys hash identically on every platform, so a
+//!   persisted filter stays valid. [`Prehashed`]: calls that take those
+//!   hashes instead of keys.
 //! * [`rates`]: the false-positive mathematics (asymptotic, Bloom's lower
-//!   bound, the exact classic rate, the partitioned rate, the space lower
-//!   bound, cardinality estimates).
-//! * [`batch`]: `insert_batch` / `contains_batch` (bools or a `Vec<u64>`
-//!   bitmap) for every key type and for pre-hashed keys, pipelined with
-//!   prefetching; `par_insert_batch` / `par_contains_batch` with the
-//!   `rayon` feature. [`kernel`]: the index kernels behind them (scalar
-//!   oracle, portable `wide`, AVX2 chosen at run time; [`kernel_name`]).
-//! * [`hash`]: how keys become bytes and bytes become one 128-bit hash. Keys
-//!   hash identically on every platform, so a persisted filter stays valid.
-//!
-//! * [`format`](mod@format): the versioned binary format (`to_bytes`, `from_bytes`,
-//!   `write_to`, `read_from`, `write_file`, `read_file`) and
-//!   [`FilterView`], a zero-copy view of a serialized filter, and
+//!   bound, the exact classic rate, the partitioned and blocked rates, the
+//!   space lower bound, cardinality estimates).
+//! * [`format`](mod@format): the versioned binary format (`to_bytes`,
+//!   `from_bytes`, `write_to`, `read_from`, `write_file`, `read_file`);
+//!   [`FilterView`], a zero-copy view of a serialized filter; and
 //!   `MappedFilter` (feature `mmap`, on by default), a filter file queried
-//!   through a read-only memory map without loading it. Set
-//!   operations (`union`, `intersect`, `estimated_union_len`) and
-//!   [`AtomicBloomFilter`] (inserts through `&self` from many threads).
-//!
+//!   through a read-only memory map without loading it.
+//! * [`AtomicBloomFilter`]: inserts through `&self` from many threads.
+//! * [`CountMinSketch`]: the paper's two-hash Count-Min sketch (Sec. 9) and
+//!   the classic one.
 //! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
-//!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
-//!   files and to write filters into them.
+//!   ([`parquet::SplitBlockFilter`], 256-bit blocks of eight 32-bit words
+//!   and fixed salts, as the Parquet specification defines it; not the same
+//!   algorithm as [`Layout::SplitBlock`], lesshash's 512-bit block with k
+//!   segments), to query filters read from Parquet files and to write
+//!   filters into them.
 //!
 //! ## Invariants
 //!
@@ -67,28 +73,36 @@
 //!
 //! See `docs/design.md` in the repository for the architecture.
 
-pub mod count_min;
-pub mod error;
+// The public modules: the file format, the false-positive mathematics,
+// Parquet's filter and the paper's experiment. Everything else users call is
+// re-exported below, from private modules, so that each item has one path.
 #[cfg(feature = "experiment")]
 pub mod experiment;
 pub mod format;
-pub mod hash;
 pub mod parquet;
 pub mod rates;
-pub mod salts;
-pub mod scheme;
+
+// Not part of the public API (hidden from the docs, no semver promise): the
+// oracles, kernels and constants that lesshash's own tests, benches, fuzz
+// targets and command-line tool reach for.
+#[doc(hidden)]
+pub mod internals;
 
 #[cfg(target_has_atomic = "64")]
 mod atomic;
-pub mod batch;
+mod batch;
 mod bits;
 mod builder;
+mod count_min;
 mod cpu;
+mod error;
 mod filter;
 mod geometry;
-pub mod kernel;
+mod hash;
+mod kernel;
 mod lanes;
 mod layout;
+mod limits;
 #[cfg(feature = "mmap")]
 mod mapped;
 mod output_file;
@@ -98,9 +112,11 @@ mod par;
 mod partition;
 mod persist;
 mod prefetch;
-pub mod prehashed;
+mod prehashed;
 mod primes;
 mod query;
+mod salts;
+mod scheme;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
@@ -110,9 +126,10 @@ mod view;
 
 #[cfg(target_has_atomic = "64")]
 pub use atomic::AtomicBloomFilter;
+pub use batch::bitmap_words;
 pub use bits::Block;
 pub use builder::Builder;
-pub use count_min::{CountMinBuilder, CountMinScheme, CountMinSketch};
+pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_batch, hash_key};

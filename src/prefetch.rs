@@ -5,29 +5,13 @@
 //! has no effect on program semantics; the pointer is nevertheless kept
 //! inside the slice. Other architectures compile it to nothing.
 
-/// Filters above this size (bytes) are prefetched under
-/// [`Prefetch::Auto`]: 1 MiB, above a core's L2 cache (512 KiB on the
-/// development machine).
-pub const PREFETCH_MIN_BYTES: usize = 1 << 20;
-
-/// How many chunks of [`CHUNK`](crate::batch::CHUNK) keys ahead of the
-/// probe the batch paths prefetch, unless a filter sets another distance
-/// ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance)):
-/// one chunk, 32 to 63 keys ahead. Chosen by measurement at 1e6, 1e7 and
-/// 1e8 keys (`docs/benchmarks.md`, "Prefetch distance").
-pub const DEFAULT_PREFETCH_DISTANCE: u32 = 1;
-
-/// The largest prefetch distance a filter accepts, in chunks (256 keys:
-/// far more lines than a core can have in flight).
-pub const MAX_PREFETCH_DISTANCE: u32 = 8;
-
 /// Whether the batch paths prefetch the cache lines of the next chunk (a
 /// filter's option: [`Builder::prefetch`](crate::Builder::prefetch),
 /// [`BloomFilter::set_prefetch`](crate::BloomFilter::set_prefetch)).
 /// Results never depend on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Prefetch {
-    /// Prefetch when the filter is larger than [`PREFETCH_MIN_BYTES`].
+    /// Prefetch when the filter is larger than [`Prefetch::AUTO_MIN_BYTES`].
     #[default]
     Auto,
     /// Always prefetch.
@@ -37,11 +21,27 @@ pub enum Prefetch {
 }
 
 impl Prefetch {
+    /// Filters above this size (bytes) are prefetched under
+    /// [`Prefetch::Auto`]: 1 MiB, above a core's L2 cache on common x86
+    /// cores.
+    pub const AUTO_MIN_BYTES: usize = 1 << 20;
+
+    /// How many chunks of keys (32 keys each) ahead of the probe the batch
+    /// paths prefetch, unless a filter sets another distance
+    /// ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance)):
+    /// one chunk, 32 to 63 keys ahead (chosen by measurement,
+    /// docs/benchmarks.md "Prefetch distance").
+    pub const DEFAULT_DISTANCE: u32 = 1;
+
+    /// The largest prefetch distance a filter accepts, in chunks (256 keys:
+    /// far more lines than a core can have in flight).
+    pub const MAX_DISTANCE: u32 = 8;
+
     /// Whether to prefetch a filter of `bytes` bytes.
     #[inline]
     pub(crate) fn applies_to(self, bytes: usize) -> bool {
         match self {
-            Prefetch::Auto => bytes > PREFETCH_MIN_BYTES,
+            Prefetch::Auto => bytes > Prefetch::AUTO_MIN_BYTES,
             Prefetch::Always => true,
             Prefetch::Never => false,
         }

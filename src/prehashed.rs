@@ -1,27 +1,4 @@
 //! [`Prehashed`]: a filter's pre-hashed calls, for filters that take them.
-//!
-//! Keys hashed once upstream (a 128-bit [`hash_key`] kept in a column, sent
-//! over the wire, shared by several filters of the same seed) skip hashing.
-//! Only the two-hash schemes derive every probe from that one hash; the
-//! `Independent` scheme hashes the key's bytes k times and cannot use it.
-//! Instead of every pre-hashed call returning an error for that one case,
-//! the check is made once, when the handle is taken
-//! ([`BloomFilter::prehashed`], [`BloomFilter::prehashed_mut`],
-//! [`FilterView::prehashed`], [`AtomicBloomFilter::prehashed`](crate::AtomicBloomFilter::prehashed)); the calls
-//! on the handle cannot fail for that reason.
-//!
-//! ```
-//! use lesshash::{BloomFilter, hash_key};
-//!
-//! let mut filter = BloomFilter::with_fpr(1000, 0.01)?;
-//! let mut by_hash = filter.prehashed_mut()?;
-//! let h = by_hash.hash("apple"); // hash_key("apple", filter's seed)
-//! by_hash.insert(h);
-//! by_hash.insert_batch(&[hash_key(&1u64, by_hash.seed()), hash_key(&2u64, by_hash.seed())]);
-//! assert!(by_hash.contains(h));
-//! assert!(filter.contains("apple") && filter.contains(&2u64));
-//! # Ok::<(), lesshash::Error>(())
-//! ```
 
 #![forbid(unsafe_code)]
 
@@ -84,7 +61,30 @@ impl crate::AtomicBloomFilter {
 /// The pre-hashed calls of a filter with a two-hash scheme: `F` is
 /// `&BloomFilter` (queries), `&mut BloomFilter` (inserts and queries),
 /// `&FilterView` (queries) or `&AtomicBloomFilter` (inserts and queries
-/// from any thread). See the [module docs](self).
+/// from any thread).
+///
+/// Keys hashed once upstream (a 128-bit [`hash_key`] kept in a column, sent
+/// over the wire, shared by several filters of the same seed) skip hashing.
+/// Only the two-hash schemes derive every probe from that one hash; the
+/// `Independent` scheme hashes the key's bytes k times and cannot use it.
+/// Instead of every pre-hashed call returning an error for that one case,
+/// the check is made once, when the handle is taken
+/// ([`BloomFilter::prehashed`], [`BloomFilter::prehashed_mut`],
+/// [`FilterView::prehashed`], [`AtomicBloomFilter::prehashed`](crate::AtomicBloomFilter::prehashed)); the calls
+/// on the handle cannot fail for that reason.
+///
+/// ```
+/// use lesshash::{BloomFilter, hash_key};
+///
+/// let mut filter = BloomFilter::with_fpr(1000, 0.01)?;
+/// let mut by_hash = filter.prehashed_mut()?;
+/// let h = by_hash.hash("apple"); // hash_key("apple", filter's seed)
+/// by_hash.insert(h);
+/// by_hash.insert_batch(&[hash_key(&1u64, by_hash.seed()), hash_key(&2u64, by_hash.seed())]);
+/// assert!(by_hash.contains(h));
+/// assert!(filter.contains("apple") && filter.contains(&2u64));
+/// # Ok::<(), lesshash::Error>(())
+/// ```
 ///
 /// A hash must be [`hash_key`] of the key with the filter's
 /// [`seed`](Self::seed) ([`hash`](Self::hash) computes it); any other value

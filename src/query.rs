@@ -218,7 +218,7 @@ impl<'a> Frozen<'a> {
 macro_rules! read_only_methods {
     () => {
         /// Writes into `out[i]` whether `keys[i]` is possibly in the set
-        /// (the batch pipeline: see [`crate::batch`]).
+        /// (the batch pipeline).
         ///
         /// # Errors
         /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming

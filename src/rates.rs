@@ -9,8 +9,8 @@
 //! | [`bloom_fpr`] | `(1 - (1 - 1/m)^{kn})^k` | Bloom's formula; only a **lower bound** (Bose et al. 2008) |
 //! | [`classic_fpr_exact`] | see below | the exact rate of a classic filter under ideal hashing |
 //! | [`partitioned_fpr`] | `(1 - (1 - k/m)^n)^k` | exact for k disjoint sub-arrays of `m/k` bits |
-//! | [`blocked_fpr`], [`split_block_fpr`] | [`block_mixture`] of a block's rate | exact for the cache-line-blocked layouts |
-//! | [`pair_collision_rate`], [`partial_overlap_rate`] | see `src/rates/coincidence.rs` | what two-hash probe sequences add to ideal hashing's rate |
+//! | [`blocked_fpr`], [`split_block_fpr`] | the mixture of a block's rate over its binomial load | exact for the cache-line-blocked layouts |
+//! | [`Layout::fpr`](crate::Layout::fpr) | one of the above, plus the coincidence terms of `src/rates/coincidence.rs` | a layout's rate under a scheme: what two-hash probe sequences add to ideal hashing's rate |
 //! | [`space_lower_bound`] | `n log2(1/p)` | bits any filter with rate p needs (Carter et al.) |
 //!
 //! # The exact classic rate
@@ -42,30 +42,22 @@
 //! input (never NaN or infinite), never panics. `k = 0` means no probe can
 //! reject a key, so the rate is 1; otherwise `n = 0` means an empty filter,
 //! rate 0; `m = 0` is treated as a full filter, rate 1. A k far beyond
-//! [`MAX_HASHES`] (up to `u32::MAX`) is evaluated as written, not wrapped:
+//! [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES) (up to `u32::MAX`) is evaluated as written, not wrapped:
 //! the rate only falls towards 0 as k grows past the optimum's fill.
 
 #![forbid(unsafe_code)]
 
 use std::f64::consts::LN_2;
 
+use crate::limits::{MAX_BITS, MAX_HASHES};
+
 // The blocked layouts' rates (issue 3) live in their own file,
 // `src/rates/block_rates.rs`.
-mod block_rates;
-pub use block_rates::{
-    block_mixture, blocked_fpr, blocked_load_fpr, split_block_fpr, split_block_load_fpr,
-};
+pub(crate) mod block_rates;
+pub use block_rates::{blocked_fpr, split_block_fpr};
 // The two-hash schemes' coincidence terms on the flat layouts.
-mod coincidence;
-pub use coincidence::{Overlaps, pair_collision_rate, partial_overlap_rate};
-
-/// The largest k any layout accepts.
-pub const MAX_HASHES: u32 = 64;
-
-/// The largest filter, in bits, that the builder accepts: 2^46 bits (8 TiB).
-/// Index arithmetic is exact up to 2^64; this bound keeps a mistyped size
-/// from asking the allocator for the impossible.
-pub const MAX_BITS: u64 = 1 << 46;
+pub(crate) mod coincidence;
+pub(crate) use coincidence::{Overlaps, pair_collision_rate, partial_overlap_rate};
 
 /// The asymptotic false-positive rate `(1 - e^{-kn/m})^k`.
 pub fn classic_fpr(m: u64, n: u64, k: u32) -> f64 {
@@ -90,9 +82,9 @@ pub fn bloom_fpr(m: u64, n: u64, k: u32) -> f64 {
 /// The exact false-positive rate of a classic filter of m bits with k
 /// probes per key after n insertions, under ideal (uniform, independent)
 /// hashing. See the module docs; numerically sound for k up to
-/// [`MAX_HASHES`], m up to [`MAX_BITS`] and n up to 10^12.
+/// [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES), m up to [`BloomFilter::MAX_BITS`](crate::BloomFilter::MAX_BITS) and n up to 10^12.
 ///
-/// For k above [`MAX_HASHES`], which no filter has, the Stirling weights
+/// For k above [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES), which no filter has, the Stirling weights
 /// overflow; the function then returns [`bloom_fpr`], a lower bound on the
 /// exact rate, rather than a wrong "exact" value.
 pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> f64 {
@@ -425,40 +417,6 @@ pub(crate) fn classic_bits_guess(n: u64, p: f64, k: u32) -> u64 {
         m.min(MAX_BITS as f64) as u64
     } else {
         1
-    }
-}
-
-/// A rate as messages show it: plain decimals from 1e-4 up (`0.01`),
-/// scientific notation below (`1e-300`, not 300 digits: Rust's `{}` never
-/// uses an exponent).
-pub fn format_rate(p: f64) -> String {
-    if p == 0.0 || (1e-4..1e6).contains(&p.abs()) || !p.is_finite() {
-        format!("{p}")
-    } else {
-        format!("{p:e}")
-    }
-}
-
-/// Validates a target false-positive rate.
-pub(crate) fn check_fpr(p: f64) -> Result<f64, crate::Error> {
-    check_probability("fpr", p)
-}
-
-/// Accepts a probability strictly between 0 and 1 (NaN rejected), or an
-/// [`Error::InvalidParameter`](crate::Error::InvalidParameter) naming
-/// `name`: the filter's rate, the sketch's epsilon and delta, Parquet's
-/// fpp.
-pub(crate) fn check_probability(name: &'static str, p: f64) -> Result<f64, crate::Error> {
-    if p > 0.0 && p < 1.0 {
-        Ok(p)
-    } else {
-        Err(crate::Error::invalid(
-            name,
-            format!(
-                "must be a number strictly between 0 and 1, got {}",
-                format_rate(p)
-            ),
-        ))
     }
 }
 

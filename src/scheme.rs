@@ -130,8 +130,8 @@ impl Scheme {
     }
 }
 
-/// The most probes the enhanced tables cover: [`MAX_HASHES`](crate::rates::MAX_HASHES).
-const MAX_TERMS: u32 = crate::rates::MAX_HASHES;
+/// The most probes the enhanced tables cover: [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES).
+const MAX_TERMS: u32 = crate::limits::MAX_HASHES;
 
 /// The largest range the table path takes: sums of two values below r stay
 /// below `2^64` (filters' ranges are at most `MAX_BITS = 2^46`).
@@ -247,7 +247,7 @@ pub fn for_each_index(
 ///
 /// * one key ([`for_each`](Self::for_each)): the chain `x_i = a + i*b mod
 ///   r` and `f(i)` (`i^2`, `i^3`) read from a constant table of
-///   [`MAX_HASHES`](crate::rates::MAX_HASHES) values shared by every
+///   [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES) values shared by every
 ///   filter, where every `f(i) < range` for `i < k` (so the table needs no
 ///   reduction per filter and the struct stays small: it is `Copy` and
 ///   lives in every geometry and kernel spec). One dependent addition per
@@ -355,7 +355,7 @@ impl Progression {
     /// the cube: ranges above 343 bits at k = 8, above 250047 at k = 64).
     /// A compare or two per key, on values fixed per filter.
     ///
-    /// [`MAX_HASHES`]: crate::rates::MAX_HASHES
+    /// [`MAX_HASHES`]: crate::limits::MAX_HASHES
     #[inline(always)]
     fn uses_table(&self, k: u32) -> bool {
         self.range <= TABLE_MAX_RANGE
@@ -541,7 +541,7 @@ mod tests {
                 ranges.extend([t[i] - 1, t[i], t[i] + 1].into_iter().filter(|&r| r > 0));
             }
         }
-        let max_bits = crate::rates::MAX_BITS;
+        let max_bits = crate::limits::MAX_BITS;
         ranges.extend([max_bits - 59, max_bits - 1, 70_368_744_177_643]); // a prime below 2^46
         ranges.extend([u64::MAX, u64::MAX - 58, (1 << 63) + 29]);
         ranges
@@ -611,7 +611,7 @@ mod tests {
         #[test]
         fn table_path_equals_reference_up_to_max_bits(
             hash: u128,
-            range in 1u64..=crate::rates::MAX_BITS,
+            range in 1u64..=crate::limits::MAX_BITS,
             k in 1u32..=64,
         ) {
             for s in TWO_HASH {

@@ -7,8 +7,8 @@
 mod common;
 
 use common::{build, members, non_members};
-use lesshash::batch::{Prefetch, bitmap_words};
 use lesshash::{BloomFilter, Kernel, Layout, Scheme, hash_key};
+use lesshash::{Prefetch, bitmap_words};
 
 fn configs() -> Vec<(Layout, Scheme, u64, u32)> {
     let mut v = Vec::new();
@@ -171,17 +171,16 @@ fn a_kernel_the_cpu_lacks_is_refused_by_name() {
     assert!(back == f, "the kernel is not part of a filter's identity");
 }
 
-/// A prefetch distance outside 1 to `MAX_PREFETCH_DISTANCE` is refused by
+/// A prefetch distance outside 1 to `Prefetch::MAX_DISTANCE` is refused by
 /// name, by the builder and by the setter (which then changes nothing).
 #[test]
 fn a_prefetch_distance_out_of_range_is_refused_by_name() {
-    use lesshash::batch::{DEFAULT_PREFETCH_DISTANCE, MAX_PREFETCH_DISTANCE};
     let mut f = build(Layout::Blocked, Scheme::default(), 4096, 8, 1);
-    assert_eq!(f.prefetch_distance(), DEFAULT_PREFETCH_DISTANCE);
-    for bad in [0, MAX_PREFETCH_DISTANCE + 1, u32::MAX] {
+    assert_eq!(f.prefetch_distance(), Prefetch::DEFAULT_DISTANCE);
+    for bad in [0, Prefetch::MAX_DISTANCE + 1, u32::MAX] {
         let e = f.set_prefetch_distance(bad).unwrap_err();
         assert!(e.to_string().contains("`prefetch_distance`"), "{e}");
-        assert_eq!(f.prefetch_distance(), DEFAULT_PREFETCH_DISTANCE);
+        assert_eq!(f.prefetch_distance(), Prefetch::DEFAULT_DISTANCE);
         let e = BloomFilter::builder()
             .bits(4096)
             .hashes(3)
@@ -190,7 +189,7 @@ fn a_prefetch_distance_out_of_range_is_refused_by_name() {
             .unwrap_err();
         assert!(e.to_string().contains("`prefetch_distance`"), "{e}");
     }
-    for good in [1, MAX_PREFETCH_DISTANCE] {
+    for good in [1, Prefetch::MAX_DISTANCE] {
         let built = BloomFilter::builder()
             .bits(4096)
             .hashes(3)
@@ -213,7 +212,7 @@ fn a_prefetch_distance_out_of_range_is_refused_by_name() {
 #[test]
 fn prefetch_auto_above_one_mebibyte_equals_single_keys() {
     let m = 1u64 << 24; // 2 MiB
-    assert!(m / 8 > lesshash::batch::PREFETCH_MIN_BYTES as u64);
+    assert!(m / 8 > lesshash::Prefetch::AUTO_MIN_BYTES as u64);
     for (t, layout) in Layout::ALL.into_iter().enumerate() {
         let scheme = Scheme::default();
         let k = 7;
@@ -226,7 +225,7 @@ fn prefetch_auto_above_one_mebibyte_equals_single_keys() {
             .collect();
         let mut single = build(layout, scheme, m, k, seed);
         keys.iter().for_each(|key| single.insert(key));
-        assert!(single.size_in_bytes() > lesshash::batch::PREFETCH_MIN_BYTES);
+        assert!(single.size_in_bytes() > lesshash::Prefetch::AUTO_MIN_BYTES);
         let expected: Vec<bool> = queries.iter().map(|q| single.contains(q)).collect();
         assert!(expected.iter().filter(|&&x| !x).count() > 10_000);
         let hashes: Vec<u128> = queries.iter().map(|q| hash_key(q, seed)).collect();

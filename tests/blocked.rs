@@ -11,7 +11,7 @@
 //!   block's rate given its load; each block contributes independently
 //!   (nearly), so `v ~ Var(block rate) / (b E[block rate]^2)`, which is
 //!   computed below from the Binomial(n, 1/b) load and the layout's block
-//!   rate (`rates::blocked_load_fpr` / `split_block_load_fpr`).
+//!   rate (`lesshash::internals::rates::blocked_load_fpr` / `split_block_load_fpr`).
 //! * the requested-rate test: the sizing guarantees `f <= p`, so the count
 //!   must satisfy `X <= Q p + Z sqrt(Q p)` (one-sided, binomial).
 
@@ -273,7 +273,7 @@ fn sizing_uses_the_blocked_formula() {
 #[test]
 fn formulas_are_total_and_bounded_for_huge_n() {
     for n in [1u64 << 50, 1_000_000_000_000_000, u64::MAX] {
-        for m in [512u64, 1 << 30, rates::MAX_BITS] {
+        for m in [512u64, 1 << 30, lesshash::BloomFilter::MAX_BITS] {
             for k in [1u32, 7, 16, 64] {
                 for layout in BLOCKED {
                     let p = layout.fpr(Scheme::default(), m, n, k);
@@ -290,7 +290,7 @@ fn formulas_are_total_and_bounded_for_huge_n() {
             .fpr(0.01)
             .geometry()
         {
-            Ok((m, _)) => assert!(m <= rates::MAX_BITS),
+            Ok((m, _)) => assert!(m <= lesshash::BloomFilter::MAX_BITS),
             Err(e) => assert!(e.to_string().contains("`fpr`"), "{e}"),
         }
     }
@@ -302,7 +302,7 @@ fn formulas_are_total_and_bounded_for_huge_n() {
 fn no_false_negatives_any_k_any_block_count() {
     for &layout in &BLOCKED {
         for blocks in [1u64, 2, 3, 7] {
-            for k in 1..=lesshash::rates::MAX_HASHES {
+            for k in 1..=lesshash::BloomFilter::MAX_HASHES {
                 for scheme in [Scheme::default(), Scheme::Independent] {
                     let seed = u64::from(k) * 31 + blocks;
                     let mut f = build(layout, scheme, blocks * 512, k, seed);

@@ -1,7 +1,9 @@
 //! Count-Min sketch: one-sided error, Theorem 9.1's bound on a Zipf stream,
 //! two-hash against classic at equal memory, merge, batch paths, errors.
 
-use lesshash::count_min::{CountMinDimensions, is_prime, reference_columns};
+use lesshash::CountMinDimensions;
+use lesshash::internals::count_min::reference_columns;
+use lesshash::internals::primes::is_prime;
 use lesshash::{CountMinScheme, CountMinSketch, Error};
 use proptest::prelude::*;
 use std::sync::OnceLock;
@@ -287,7 +289,7 @@ fn invalid_parameters_name_themselves() {
                 .dimensions()
                 .unwrap();
             assert!(
-                dims.depth * dims.copies <= lesshash::count_min::MAX_ROWS,
+                dims.depth * dims.copies <= lesshash::CountMinSketch::MAX_ROWS,
                 "{dims:?}"
             );
         }
@@ -506,7 +508,7 @@ fn any_builder() -> impl Strategy<Value = lesshash::CountMinBuilder> {
     let explicit = (any::<bool>(), 1u64..120, 1u32..9).prop_map(|(two_hash, w, d)| {
         let b = CountMinSketch::builder();
         if two_hash {
-            let w = lesshash::count_min::next_prime(w.max(2)).unwrap();
+            let w = lesshash::internals::primes::next_prime(w.max(2)).unwrap();
             b.width(w).depth(d.min(w as u32))
         } else {
             b.scheme(CountMinScheme::Independent).width(w).depth(d)

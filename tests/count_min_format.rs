@@ -9,9 +9,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use lesshash::count_min::format::{HEADER_LEN, MAGIC};
-use lesshash::count_min::{MAX_COUNTERS, MAX_ROWS};
-use lesshash::format::EAGER_LIMIT;
+use lesshash::format::HEADER_LEN;
+use lesshash::internals::count_min::MAGIC;
+
+use lesshash::internals::format::EAGER_LIMIT;
 use lesshash::{CountMinBuilder, CountMinScheme, CountMinSketch, DEFAULT_SEED, Error};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
@@ -592,7 +593,7 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             "`depth` out of range",
         ),
         (
-            patched(&c, 16, &u32le(MAX_ROWS + 1)),
+            patched(&c, 16, &u32le(CountMinSketch::MAX_ROWS + 1)),
             |e| matches!(e, Error::OutOfRange { field: "depth", .. }),
             "`depth` out of range",
         ),
@@ -624,7 +625,7 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             "one copy",
         ),
         (
-            // 3 tables x 342 copies > MAX_ROWS.
+            // 3 tables x 342 copies > CountMinSketch::MAX_ROWS.
             patched(&d, 20, &u32le(342)),
             |e| {
                 matches!(
@@ -648,16 +649,19 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             "`width` out of range",
         ),
         (
-            patched(&c, 32, &u64le(MAX_COUNTERS)),
+            patched(&c, 32, &u64le(CountMinSketch::MAX_COUNTERS)),
             |e| matches!(e, Error::OutOfRange { field: "width", .. }),
             "counters allowed",
         ),
         (
-            // 2^40 / 3 rounded up to a prime: 3 tables exceed MAX_COUNTERS.
+            // 2^40 / 3 rounded up to a prime: 3 tables exceed CountMinSketch::MAX_COUNTERS.
             patched(
                 &d,
                 32,
-                &u64le(lesshash::count_min::next_prime(MAX_COUNTERS / 3).unwrap()),
+                &u64le(
+                    lesshash::internals::primes::next_prime(CountMinSketch::MAX_COUNTERS / 3)
+                        .unwrap(),
+                ),
             ),
             |e| matches!(e, Error::OutOfRange { field: "width", .. }),
             "counters allowed",
@@ -751,7 +755,7 @@ fn classic_max(bytes: &[u8]) -> u64 {
 // ------------------------------------------------------- allocation bound --
 
 /// The header of a classic sketch of 2^30 x 1024 = 2^40 counters
-/// (`MAX_COUNTERS`, 8 TiB), followed by `extra` bytes.
+/// (`CountMinSketch::MAX_COUNTERS`, 8 TiB), followed by `extra` bytes.
 fn huge_header_then(extra: usize) -> Vec<u8> {
     let s = builder(CountMinScheme::Independent, false, 1)
         .width(3)
@@ -759,9 +763,11 @@ fn huge_header_then(extra: usize) -> Vec<u8> {
         .build()
         .unwrap();
     let mut b = s.to_bytes()[..HEADER_LEN].to_vec();
-    b[16..20].copy_from_slice(&MAX_ROWS.to_le_bytes());
-    b[32..40].copy_from_slice(&(MAX_COUNTERS / u64::from(MAX_ROWS)).to_le_bytes());
-    b[48..56].copy_from_slice(&(MAX_COUNTERS * 8).to_le_bytes());
+    b[16..20].copy_from_slice(&CountMinSketch::MAX_ROWS.to_le_bytes());
+    b[32..40].copy_from_slice(
+        &(CountMinSketch::MAX_COUNTERS / u64::from(CountMinSketch::MAX_ROWS)).to_le_bytes(),
+    );
+    b[48..56].copy_from_slice(&(CountMinSketch::MAX_COUNTERS * 8).to_le_bytes());
     let h = xxh3_64(&b[..56]);
     b[56..64].copy_from_slice(&h.to_le_bytes());
     b.extend(std::iter::repeat_n(0u8, extra));

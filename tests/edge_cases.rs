@@ -2,7 +2,7 @@
 //! the fuzz targets found, replayed through the public API so that they stay
 //! fixed without the fuzz toolchain.
 //!
-//! * Geometry extremes: m = 1 bit, k = 1 and k = `MAX_HASHES`, n = 0 and
+//! * Geometry extremes: m = 1 bit, k = 1 and k = `BloomFilter::MAX_HASHES`, n = 0 and
 //!   n = 1 sizing (the target rate is met, measured), p = 1e-12 and p close
 //!   to 1, more than 2^32 bits (index level always; a real 1 GiB filter
 //!   under `--ignored`).
@@ -13,11 +13,13 @@
 mod common;
 
 use common::{SplitMix64, Z, binomial_variance, members, non_members};
-use lesshash::rates::{
-    MAX_BITS, MAX_HASHES, bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items,
-    optimal_hashes, pair_collision_rate, partitioned_fpr,
+use lesshash::internals::rates::pair_collision_rate;
+use lesshash::internals::scheme::{
+    for_each_index, reference_index, reference_indices, start_and_stride,
 };
-use lesshash::scheme::{for_each_index, reference_index, reference_indices, start_and_stride};
+use lesshash::rates::{
+    bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items, optimal_hashes, partitioned_fpr,
+};
 use lesshash::{BloomFilter, Builder, CountMinSketch, Enhancement, Layout, Scheme, hash_key};
 
 fn configs() -> impl Iterator<Item = (Layout, Scheme)> {
@@ -51,7 +53,7 @@ fn one_bit_filter() {
         }
     }
     for scheme in [Scheme::Independent] {
-        for k in [1, 7, MAX_HASHES] {
+        for k in [1, 7, BloomFilter::MAX_HASHES] {
             let mut f = builder(Layout::Classic, scheme)
                 .bits(1)
                 .hashes(k)
@@ -84,7 +86,7 @@ fn one_bit_filter() {
 #[test]
 fn smallest_and_largest_k() {
     for (layout, scheme) in configs() {
-        for k in [1, MAX_HASHES] {
+        for k in [1, BloomFilter::MAX_HASHES] {
             let mut f = builder(layout, scheme)
                 .bits(64 * 64 + 17)
                 .hashes(k)
@@ -103,7 +105,7 @@ fn smallest_and_largest_k() {
                 assert!(pos.iter().all(|&x| x < f.num_bits()));
             }
         }
-        for k in [0, MAX_HASHES + 1, u32::MAX] {
+        for k in [0, BloomFilter::MAX_HASHES + 1, u32::MAX] {
             let e = err_text(builder(layout, scheme).bits(4096).hashes(k));
             assert!(e.contains("`hashes`"), "k = {k}: {e}");
         }
@@ -228,7 +230,7 @@ fn extreme_target_rates() {
                 .fpr(1e-12)
                 .geometry()
                 .unwrap();
-            assert!(m <= MAX_BITS && (1..=MAX_HASHES).contains(&k));
+            assert!(m <= BloomFilter::MAX_BITS && (1..=BloomFilter::MAX_HASHES).contains(&k));
             let rate = layout.fpr(scheme, m, n, k);
             assert!(rate <= 1e-12, "{layout:?}/{scheme:?} n = {n}: {rate}");
         }
@@ -546,7 +548,7 @@ fn fuzz_builder_params_k_zero_rates() {
         );
     }
     let opt = optimal_hashes(32768, 3855);
-    assert!((1..=MAX_HASHES).contains(&opt));
+    assert!((1..=BloomFilter::MAX_HASHES).contains(&opt));
     assert!(estimate_items(32768, 1, 0) >= 0.0);
 }
 
@@ -562,7 +564,7 @@ fn fuzz_builder_params_subnormal_fpr() {
         for p in [5e-324, f64::MIN_POSITIVE, 1e-300] {
             match builder(layout, scheme).expected_items(5).fpr(p).geometry() {
                 Ok((m, k)) => {
-                    assert!(k <= MAX_HASHES && m <= MAX_BITS);
+                    assert!(k <= BloomFilter::MAX_HASHES && m <= BloomFilter::MAX_BITS);
                     let rate = layout.fpr(scheme, m, 5, k);
                     assert!(rate <= p, "{layout:?}/{scheme:?} p = {p}: rate {rate}");
                 }
@@ -574,7 +576,7 @@ fn fuzz_builder_params_subnormal_fpr() {
         }
     }
     // The two-hash schemes' pair-collision floor (about n/m^2) cannot go
-    // below ~1e-28 within MAX_BITS: these are refused.
+    // below ~1e-28 within BloomFilter::MAX_BITS: these are refused.
     let e = err_text(
         builder(Layout::Classic, Scheme::DoubleHashing)
             .expected_items(5)
@@ -583,8 +585,8 @@ fn fuzz_builder_params_subnormal_fpr() {
     assert!(e.contains("`fpr`"), "{e}");
 }
 
-/// p below ~1e-39 asks for k above `MAX_HASHES`: the k window was empty
-/// (`(k0/2)..=MAX_HASHES` with k0/2 > 64) and sizing failed for inputs a
+/// p below ~1e-39 asks for k above `BloomFilter::MAX_HASHES`: the k window was empty
+/// (`(k0/2)..=BloomFilter::MAX_HASHES` with k0/2 > 64) and sizing failed for inputs a
 /// filter can meet. With independent hashes (no pair-collision floor) it
 /// can; found by the same target (3fc8ed9).
 #[test]
@@ -595,7 +597,7 @@ fn fuzz_builder_params_tiny_fpr_window() {
             .fpr(1e-40)
             .geometry()
             .unwrap();
-        assert!(k <= MAX_HASHES && m <= MAX_BITS);
+        assert!(k <= BloomFilter::MAX_HASHES && m <= BloomFilter::MAX_BITS);
         let rate = layout.fpr(Scheme::Independent, m, 5, k);
         assert!(rate <= 1e-40, "{layout:?}: {rate}");
     }
@@ -608,7 +610,7 @@ fn fuzz_builder_params_tiny_fpr_window() {
 #[test]
 fn fuzz_builder_params_exact_at_tiny_fill() {
     let (m, n) = (1u64 << 46, 1u64 << 25);
-    for k in [1, 8, 32, 60, 61, 63, MAX_HASHES] {
+    for k in [1, 8, 32, 60, 61, 63, BloomFilter::MAX_HASHES] {
         let exact = classic_fpr_exact(m, n, k);
         let bloom = bloom_fpr(m, n, k);
         assert!(
@@ -641,7 +643,7 @@ fn fuzz_builder_params_blocked_k_at_huge_bits_per_key() {
             .geometry()
             .unwrap();
         assert!(
-            m <= MAX_BITS && (1..=MAX_HASHES).contains(&k),
+            m <= BloomFilter::MAX_BITS && (1..=BloomFilter::MAX_HASHES).contains(&k),
             "{layout:?}: m = {m}, k = {k}"
         );
         assert!(k > 1, "{layout:?}: k = {k} at ~1.8e10 bits per key");
@@ -665,7 +667,7 @@ fn fuzz_builder_params_classic_sizing_at_tiny_p() {
                     let rate = Layout::Classic.fpr(scheme, m, n, k);
                     assert!(rate <= p, "{scheme:?} n = {n}, p = {p}: {rate}");
                 }
-                // Two-hash schemes cannot reach 1e-40 within MAX_BITS.
+                // Two-hash schemes cannot reach 1e-40 within BloomFilter::MAX_BITS.
                 Err(e) => assert!(
                     scheme.is_two_hash() && e.to_string().contains("`fpr`"),
                     "{scheme:?} n = {n}, p = {p}: {e}"
@@ -728,8 +730,8 @@ fn rate_functions_are_total_at_huge_k() {
         u32::MAX,
     ];
     let shapes = [
-        (MAX_BITS, 0),
-        (MAX_BITS, 1),
+        (BloomFilter::MAX_BITS, 0),
+        (BloomFilter::MAX_BITS, 1),
         (512, 0),
         (512, 1),
         (1 << 20, 1000),

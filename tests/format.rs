@@ -7,7 +7,8 @@ mod common;
 
 use std::io::Read;
 
-use lesshash::format::{HEADER_LEN, Header, MAGIC, scheme_id};
+use lesshash::format::{HEADER_LEN, Header, MAGIC};
+use lesshash::internals::format::scheme_id;
 use lesshash::{Block, BloomFilter, DEFAULT_SEED, Error, FilterView, Layout, Scheme, hash_key};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
@@ -279,7 +280,7 @@ fn read_from_a_trickling_stream() {
 /// result must equal the eager paths' bit for bit.
 #[test]
 fn large_payload_grows_and_round_trips() {
-    let m = (lesshash::format::EAGER_LIMIT as u64 * 8) * 2 + 12_345;
+    let m = (lesshash::internals::format::EAGER_LIMIT as u64 * 8) * 2 + 12_345;
     let f = filter(Layout::Classic, Scheme::default(), m, 3, 20_000, 4);
     let bytes = f.to_bytes();
     let g = BloomFilter::read_from(Trickle {

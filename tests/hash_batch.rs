@@ -4,7 +4,7 @@
 //! past them), batches of one length and of mixed lengths, and any batch
 //! length.
 
-use lesshash::hash::hash_batch;
+use lesshash::hash_batch;
 use lesshash::hash_key;
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_128_with_seed;

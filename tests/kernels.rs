@@ -11,8 +11,8 @@
 mod common;
 
 use common::SplitMix64;
-use lesshash::kernel::{self, FlatSpec, Kernel};
-use lesshash::{Enhancement, Scheme, rates::MAX_BITS};
+use lesshash::internals::kernel::{FlatSpec, flat_indices};
+use lesshash::{BloomFilter, Enhancement, Kernel, Scheme};
 use proptest::prelude::*;
 
 const TWO_HASH: [Scheme; 3] = [
@@ -58,10 +58,10 @@ fn kernels() -> Vec<Kernel> {
 fn check_flat(spec: &FlatSpec, k: u32, hs: &[u128]) {
     let n = hs.len() * k as usize;
     let mut o0 = vec![0u64; n];
-    Kernel::Scalar.flat_indices(spec, hs, &mut o0).unwrap();
+    flat_indices(Kernel::Scalar, spec, hs, &mut o0).unwrap();
     for kern in kernels() {
         let mut o = vec![u64::MAX; n];
-        kern.flat_indices(spec, hs, &mut o).unwrap();
+        flat_indices(kern, spec, hs, &mut o).unwrap();
         assert_eq!(o, o0, "{kern:?} {spec:?} keys={}", hs.len());
     }
 }
@@ -132,11 +132,12 @@ fn flat_kernels_match_on_edges() {
             (1 << 30) + 1,
             (1 << 31) - 1,
             (1 << 32) + 15,
-            MAX_BITS - 1,
-            MAX_BITS,
+            BloomFilter::MAX_BITS - 1,
+            BloomFilter::MAX_BITS,
         ] {
             for k in (1..=16u32).chain([31, 64]) {
-                let strides: &[u64] = if range.saturating_mul(u64::from(k)) <= MAX_BITS {
+                let strides: &[u64] = if range.saturating_mul(u64::from(k)) <= BloomFilter::MAX_BITS
+                {
                     &[0, range]
                 } else {
                     &[0]
@@ -157,7 +158,7 @@ fn bad_lengths_are_errors_naming_the_output() {
     let hs = hashes(4, 10);
     for kern in kernels() {
         let flat = FlatSpec::new(Scheme::default(), 100, 0, 3).unwrap();
-        let e = kern.flat_indices(&flat, &hs, &mut [0; 29]).unwrap_err();
+        let e = flat_indices(kern, &flat, &hs, &mut [0; 29]).unwrap_err();
         assert!(e.to_string().contains("`out`"), "{e}");
     }
 }
@@ -165,12 +166,18 @@ fn bad_lengths_are_errors_naming_the_output() {
 #[test]
 fn env_selection_is_honoured() {
     // CI runs this binary once with LESSHASH_KERNEL=scalar.
-    match kernel::env_kernel() {
+    match lesshash::internals::kernel::env_kernel() {
         Ok(Some(k)) => assert_eq!(Kernel::auto(), k),
-        Ok(None) => assert_eq!(Kernel::auto(), kernel::best_available()),
+        Ok(None) => assert_eq!(
+            Kernel::auto(),
+            lesshash::internals::kernel::best_available()
+        ),
         Err(e) => {
             assert!(e.to_string().contains("LESSHASH_KERNEL"), "{e}");
-            assert_eq!(Kernel::auto(), kernel::best_available());
+            assert_eq!(
+                Kernel::auto(),
+                lesshash::internals::kernel::best_available()
+            );
         }
     }
     assert_eq!(lesshash::kernel_name(), Kernel::auto().name());
@@ -223,12 +230,12 @@ proptest! {
     fn flat_kernels_match_random(
         seed in any::<u64>(),
         len in 0usize..40,
-        range in 1u64..=MAX_BITS,
+        range in 1u64..=BloomFilter::MAX_BITS,
         k in 1u32..=64,
         scheme in prop::sample::select(TWO_HASH.to_vec()),
         partitioned in any::<bool>(),
     ) {
-        let stride = if partitioned && range.saturating_mul(u64::from(k)) <= MAX_BITS { range } else { 0 };
+        let stride = if partitioned && range.saturating_mul(u64::from(k)) <= BloomFilter::MAX_BITS { range } else { 0 };
         let spec = FlatSpec::new(scheme, range, stride, k).unwrap();
         check_flat(&spec, k, &hashes(seed, len));
     }

@@ -177,7 +177,7 @@ fn mapped_filters_answer_alike_at_every_size() {
             7,
         );
         if items > 1_000 {
-            assert!(f.size_in_bytes() > lesshash::batch::PREFETCH_MIN_BYTES);
+            assert!(f.size_in_bytes() > lesshash::Prefetch::AUTO_MIN_BYTES);
         }
         let path = write(dir.path(), "f.lhbf", &f);
         let m = MappedFilter::open(&path).unwrap();

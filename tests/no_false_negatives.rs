@@ -2,7 +2,7 @@
 
 mod common;
 
-use lesshash::{BloomFilter, Layout, Scheme, hash_key, rates::MAX_HASHES};
+use lesshash::{BloomFilter, Layout, Scheme, hash_key};
 use proptest::prelude::*;
 
 fn layouts() -> impl Strategy<Value = Layout> {
@@ -70,13 +70,13 @@ proptest! {
 
     #[test]
     fn tiny_filters(layout in layouts(), scheme in schemes(), m in 1u64..=130,
-                    k in 1u32..=MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
+                    k in 1u32..=BloomFilter::MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
         check(layout, scheme, m, k, seed, &keys, batch);
     }
 
     #[test]
     fn larger_filters(layout in layouts(), scheme in schemes(), m in 131u64..200_000,
-                      k in 1u32..=MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
+                      k in 1u32..=BloomFilter::MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
         check(layout, scheme, m, k, seed, &keys, batch);
     }
 }

@@ -17,7 +17,7 @@ fn pool(threads: usize) -> rayon::ThreadPool {
 #[test]
 fn parallel_build_is_bit_identical_and_answers_alike() {
     // Above PAR_TASK keys so the parallel path really splits.
-    let n = 3 * lesshash::batch::CHUNK * 1024 + 5;
+    let n = 3 * lesshash::internals::batch::CHUNK * 1024 + 5;
     for layout in Layout::ALL {
         for (s, scheme) in Scheme::ALL.into_iter().enumerate() {
             // A filter sized for the keys is built through per-thread copies,

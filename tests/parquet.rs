@@ -5,9 +5,8 @@
 //! other; malformed headers are errors naming the field.
 
 use lesshash::Error;
-use lesshash::parquet::{
-    self as pq, SplitBlockFilter, parquet_header, parquet_num_bytes, parse_parquet_header,
-};
+use lesshash::internals::parquet::{parquet_header, parse_parquet_header};
+use lesshash::parquet::{self as pq, SplitBlockFilter, parquet_num_bytes};
 use parquet::bloom_filter::Sbbf;
 
 /// Deterministic pseudo-random values (SplitMix64).

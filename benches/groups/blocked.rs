@@ -31,7 +31,7 @@ use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
-use lesshash::batch::Prefetch;
+use lesshash::Prefetch;
 use lesshash::{BloomFilter, Kernel, Layout};
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -80,7 +80,7 @@ fn bench_ops(
     s.filter.set_kernel(Kernel::auto()).expect("available");
     s.filter.set_prefetch(Prefetch::Auto);
     s.filter
-        .set_prefetch_distance(lesshash::batch::DEFAULT_PREFETCH_DISTANCE)
+        .set_prefetch_distance(lesshash::Prefetch::DEFAULT_DISTANCE)
         .expect("in range");
     configure(&mut s.filter);
     let name = layout.name();

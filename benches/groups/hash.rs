@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::hash::hash_batch;
+use lesshash::hash_batch;
 use lesshash::{Key, hash_key};
 
 use super::common::{Cursor, hex16, mix};

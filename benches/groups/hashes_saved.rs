@@ -26,9 +26,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::hash::{hash128, independent_hash};
-use lesshash::kernel::FlatSpec;
-use lesshash::scheme::{for_each_index, reduce};
+use lesshash::internals::hash::{hash128, independent_hash};
+use lesshash::internals::kernel::{FlatSpec, flat_indices};
+use lesshash::internals::scheme::{for_each_index, reduce};
 use lesshash::{BloomFilter, Enhancement, Kernel, Layout, Scheme};
 
 use super::common::{Cursor, mix};
@@ -43,8 +43,8 @@ const SCHEMES: [Scheme; 3] = [
 ];
 /// Keys per timed iteration.
 const CHUNK: usize = 512;
-/// Keys per step of the batch pipeline (`lesshash::batch::CHUNK`).
-const PIPELINE_CHUNK: usize = lesshash::batch::CHUNK;
+/// Keys per step of the batch pipeline (`lesshash::internals::batch::CHUNK`).
+const PIPELINE_CHUNK: usize = lesshash::internals::batch::CHUNK;
 /// Keys in the in-cache pools (the cursor walks them chunk by chunk).
 const POOL: usize = 4096;
 const CACHE_BITS: u64 = 16 * 1024 * 8;
@@ -147,8 +147,7 @@ pub fn register(c: &mut Criterion) {
                                 .chunks(PIPELINE_CHUNK)
                                 .zip(out.chunks_mut(PIPELINE_CHUNK * k as usize))
                             {
-                                kernel
-                                    .flat_indices(&spec, black_box(hs), o)
+                                flat_indices(kernel, &spec, black_box(hs), o)
                                     .expect("lengths match");
                             }
                             black_box(&out);

@@ -9,12 +9,10 @@
 mod common;
 
 use arbitrary::Arbitrary;
-use lesshash::count_min::CountMinDimensions;
-use lesshash::count_min::{MAX_COUNTERS, MAX_ROWS, two_hash_bound};
-use lesshash::rates::{
-    MAX_BITS, MAX_HASHES, bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items,
-    optimal_hashes, pair_collision_rate, partitioned_fpr,
-};
+use lesshash::CountMinDimensions;
+use lesshash::internals::count_min::two_hash_bound;
+use lesshash::rates::{bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items, optimal_hashes, partitioned_fpr};
+use lesshash::internals::rates::pair_collision_rate;
 use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, Scheme};
 use libfuzzer_sys::fuzz_target;
 
@@ -118,8 +116,8 @@ fn builder(input: &Input) {
             return;
         }
     };
-    assert!((1..=MAX_HASHES).contains(&k), "k = {k}");
-    assert!(m >= 1 && m <= MAX_BITS, "m = {m}");
+    assert!((1..=BloomFilter::MAX_HASHES).contains(&k), "k = {k}");
+    assert!(m >= 1 && m <= BloomFilter::MAX_BITS, "m = {m}");
     if let Some(h) = input.hashes {
         assert_eq!(k, u32::from(h), "the fixed k was not kept");
     }
@@ -141,10 +139,10 @@ fn builder(input: &Input) {
 }
 
 fn formulas(input: &Input) {
-    let m = input.m.get().clamp(1, MAX_BITS);
+    let m = input.m.get().clamp(1, BloomFilter::MAX_BITS);
     // classic_fpr_exact is documented for n up to 10^12.
     let n = input.n.get() % 1_000_000_000_001;
-    let k = u32::from(input.k) % (MAX_HASHES + 1);
+    let k = u32::from(input.k) % (BloomFilter::MAX_HASHES + 1);
     for (name, p) in [
         ("classic_fpr", classic_fpr(m, n, k)),
         ("bloom_fpr", bloom_fpr(m, n, k)),
@@ -177,7 +175,7 @@ fn formulas(input: &Input) {
     }
     let opt = optimal_hashes(m, n);
     assert!(
-        (1..=MAX_HASHES).contains(&opt),
+        (1..=BloomFilter::MAX_HASHES).contains(&opt),
         "optimal_hashes({m}, {n}) = {opt}"
     );
 }
@@ -209,8 +207,8 @@ fn count_min(input: &CountMinInput) {
         }
     };
     let rows = u64::from(dims.depth) * u64::from(dims.copies);
-    assert!(dims.width >= 1 && rows >= 1 && rows <= u64::from(MAX_ROWS));
-    assert!(dims.width * rows <= MAX_COUNTERS);
+    assert!(dims.width >= 1 && rows >= 1 && rows <= u64::from(CountMinSketch::MAX_ROWS));
+    assert!(dims.width * rows <= CountMinSketch::MAX_COUNTERS);
     if let Some(e) = input.epsilon.map(Prob::get) {
         if !input.independent {
             probability("two_hash_bound", two_hash_bound(e, dims.width, dims.depth));
@@ -265,7 +263,7 @@ fn sizing_contract(independent: bool, e: f64, delta: f64, dims: CountMinDimensio
         );
     }
     let bound = |depth: u32| two_hash_bound(e, w, depth);
-    let max_depth = w.min(u64::from(MAX_ROWS)) as u32;
+    let max_depth = w.min(u64::from(CountMinSketch::MAX_ROWS)) as u32;
     // The one-sketch option: the smallest d with bound(d) <= delta.
     let single = (1..=max_depth).find(|&x| bound(x) <= delta);
     if c == 1 {

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use arbitrary::Arbitrary;
-use lesshash::count_min::next_prime;
+use lesshash::internals::primes::next_prime;
 use lesshash::{CountMinScheme, CountMinSketch};
 use libfuzzer_sys::fuzz_target;
 

@@ -20,9 +20,11 @@
 mod common;
 
 use arbitrary::Arbitrary;
-use lesshash::count_min::{next_prime, reference_columns};
-use lesshash::kernel::{FlatSpec, Kernel};
-use lesshash::scheme::{for_each_index, reference_index, start_and_stride};
+use lesshash::internals::primes::next_prime;
+use lesshash::internals::count_min::reference_columns;
+use lesshash::internals::kernel::{FlatSpec, flat_indices};
+use lesshash::Kernel;
+use lesshash::internals::scheme::{for_each_index, reference_index, start_and_stride};
 use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, hash_key};
 use libfuzzer_sys::fuzz_target;
 
@@ -217,7 +219,7 @@ fn kernels(
         }
     } else {
         let scheme = common::scheme(scheme);
-        let range = range % (lesshash::rates::MAX_BITS + 1);
+        let range = range % (lesshash::BloomFilter::MAX_BITS + 1);
         let stride = if partitioned { range } else { 0 };
         let spec = match FlatSpec::new(scheme, range, stride, k) {
             Ok(s) => s,
@@ -228,8 +230,7 @@ fn kernels(
         };
         // The scalar kernel against the scheme's oracle, probe-major.
         let mut o0 = vec![0u64; n * k as usize];
-        Kernel::Scalar
-            .flat_indices(&spec, &hashes, &mut o0)
+        flat_indices(Kernel::Scalar, &spec, &hashes, &mut o0)
             .unwrap();
         for (j, &h) in hashes.iter().enumerate() {
             let (a, b) = start_and_stride(h, range);
@@ -240,7 +241,7 @@ fn kernels(
         }
         for kernel in Kernel::available() {
             let mut o = vec![u64::MAX; n * k as usize];
-            kernel.flat_indices(&spec, &hashes, &mut o).unwrap();
+            flat_indices(kernel, &spec, &hashes, &mut o).unwrap();
             assert_eq!(o, o0, "{kernel:?} flat indices differ from scalar");
         }
     }

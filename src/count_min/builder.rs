@@ -10,15 +10,15 @@ use super::{CountMinScheme, CountMinSketch, MAX_COUNTERS, MAX_ROWS};
 use crate::Error;
 use crate::bits::AlignedWords;
 use crate::hash::DEFAULT_SEED;
+use crate::limits::check_probability;
 use crate::primes::{is_prime, next_prime};
-use crate::rates::check_probability;
 
 /// Builds a [`CountMinSketch`] from either
 ///
-/// * `epsilon` and `delta`: the scheme's sizing rule (see the
-///   [module docs](crate::count_min)); or
+/// * `epsilon` and `delta`: the scheme's sizing rule (see
+///   [`CountMinSketch`]); or
 /// * `width` and `depth`: explicit tables (for the two-hash scheme `width`
-///   must be prime and `depth <= width`; [`next_prime`] finds one).
+///   must be prime and `depth <= width`; for example the smallest prime at or above `2e/epsilon`).
 ///
 /// Invalid or contradictory parameters give [`Error::InvalidParameter`]
 /// naming the parameter; nothing is clamped silently.
@@ -92,7 +92,7 @@ impl CountMinBuilder {
         self
     }
 
-    /// Number of tables (explicit geometry), 1 to [`MAX_ROWS`].
+    /// Number of tables (explicit geometry), 1 to [`CountMinSketch::MAX_ROWS`].
     pub fn depth(mut self, depth: u32) -> Self {
         self.depth = Some(depth);
         self
@@ -112,7 +112,7 @@ impl CountMinBuilder {
     }
 
     /// Conservative update (default off): raise counters only as far as the
-    /// new estimate. See the [module docs](crate::count_min) for what it changes.
+    /// new estimate. See [`CountMinSketch`] for what it changes.
     pub fn conservative(mut self, on: bool) -> Self {
         self.conservative = on;
         self

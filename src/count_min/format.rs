@@ -349,7 +349,7 @@ impl CountMinSketch {
 
     /// Reads one serialized sketch from a stream, leaving the stream just
     /// after it (so sketches can be concatenated). Payloads above
-    /// [`EAGER_LIMIT`](crate::format::EAGER_LIMIT) grow as bytes arrive, so
+    /// 64 MiB grow as bytes arrive, so
     /// a lying header cannot make this allocate much more than what was
     /// read.
     ///

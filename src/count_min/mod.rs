@@ -1,175 +1,30 @@
 //! Count-Min sketches: the paper's two-hash sketch (Sec. 9) beside the
-//! classic d-hash sketch.
-//!
-//! A Count-Min sketch (Cormode and Muthukrishnan) summarises a stream of
-//! updates `(item, count)` with positive counts in `d` tables of `w` counters.
-//! An update adds its count to one counter per table; a point query returns
-//! the minimum of the item's counters. With `a_i` the true total of item `i`
-//! and `||a||` the total of all counts (the L1 norm, [`CountMinSketch::total`]),
-//!
-//! ```text
-//! estimate(i) >= a_i   always, and   Pr[estimate(i) > a_i + epsilon*||a||] <= delta.
-//! ```
-//!
-//! # The two constructions
-//!
-//! [`CountMinScheme::Independent`] is the classic sketch (Sec. 9.1): width
-//! `w = ceil(e/epsilon)`, depth `d = ceil(ln 1/delta)`, and table `j` indexed
-//! by its own hash function. lesshash uses XXH3-64 with `d` different seeds
-//! (the same family as the Bloom filter's `Scheme::Independent`), so each
-//! update or query hashes the key `d` times.
-//!
-//! [`CountMinScheme::DoubleHashing`] is Kirsch and Mitzenmacher's
-//! modification (Sec. 9.2): `w` is **prime**, and table `j = 0 .. d-1` is
-//! indexed by
-//!
-//! ```text
-//! g_j(x) = h1(x) + j * h2(x)   (mod w)
-//! ```
-//!
-//! with `h1`, `h2` uniform on `[0, w)`. One XXH3-128 per key gives both.
-//!
-//! ## Theorem 9.1
-//!
-//! For the two-hash sketch with prime `w` and `d` tables,
-//!
-//! ```text
-//! estimate(i) >= a_i   and   Pr[estimate(i) > a_i + epsilon*||a||] <= 2/(epsilon*w^2) + (2/(epsilon*w))^d.
-//! ```
-//!
-//! The proof splits the error into `A_i`, the count of items whose `(h1, h2)`
-//! pair equals that of `i` (they share all `d` counters; `E[A_i] <= ||a||/w^2`),
-//! and `B_{j,i}`, the rest of table `j`'s collisions (`E[B_{j,i}] <= ||a||/w`).
-//! Because `w` is prime, `g_j(z) = g_j(i)` for two different `j` forces
-//! `(h1, h2)(z) = (h1, h2)(i)`: any other item collides with `i` in **at most
-//! one** table, the `B_{j,i}` are negatively dependent, and Markov's
-//! inequality per table multiplies over the tables. The argument needs the
-//! `d` values of `j` to be distinct modulo `w`, so `d <= w` (the builder
-//! enforces it).
-//!
-//! The theorem's "in particular" clause reads, in the source text, "for
-//! `w >= 2e/epsilon` and `delta >= ln 1/epsilon(1 - 1/2e^2)`"; the last line
-//! of the proof shows what is meant: `d >= ln(1 / (epsilon * (1 - 1/(2e^2))))`
-//! (the `delta` is a typo for `d`). Then `2/(epsilon*w^2) <= epsilon/(2e^2)` and
-//! `(2/(epsilon*w))^d <= e^-d <= epsilon*(1 - 1/(2e^2))`, so one sketch fails
-//! with probability at most `epsilon`. For a smaller `delta` the paper builds
-//! independent **copies** and answers with the minimum over all of them: `c`
-//! copies that each fail with probability at most `epsilon` fail together with
-//! probability at most `epsilon^c`, so `c = ceil(ln(1/delta) / ln(1/epsilon))`
-//! copies suffice. (The paper's sentence says "build `2*ceil(..)` copies"; the
-//! factor 2 counts hash functions, two per copy, which is the claim of the
-//! section's first paragraph.)
-//!
-//! ## How lesshash sizes a two-hash sketch from `(epsilon, delta)`
-//!
-//! 1. `w` = the smallest prime `>= 2e/epsilon` ([`next_prime`], a
-//!    deterministic Miller-Rabin test: bounded time for every input).
-//! 2. **One sketch** when possible: the smallest `d <= min(w, MAX_ROWS)` with
-//!    `2/(epsilon*w^2) + (2/(epsilon*w))^d <= delta`. This exists only if
-//!    `2/(epsilon*w^2) < delta` (about `delta > 0.068*epsilon`).
-//! 3. **Copies** otherwise: each copy has the smallest `d` whose bound is
-//!    `<= epsilon` (at most the paper's `ceil(ln(1/(epsilon(1 - 1/2e^2))))`),
-//!    and `c` is the smallest count with `bound^c <= delta` (at most the paper's
-//!    `ceil(ln(1/delta) / ln(1/epsilon))`).
-//! 4. When both are possible the one with fewer counters is built (ties: one
-//!    sketch). Both are covered by the theorem.
-//!
-//! Copy `c` hashes the key with its own seed, so a query costs one XXH3-128
-//! per copy; [`CountMinSketch::hashes_per_key`] reports it. For the common
-//! settings (`delta >= 0.08*epsilon`) that is one hash. Compared at equal
-//! `(epsilon, delta)` the two-hash sketch is about twice as wide as the
-//! classic one (`2e/epsilon` against `e/epsilon`): the "small space increase"
-//! the paper trades for hashing once. [`CountMinSketch::failure_bound`] gives
-//! the bound of any built sketch for any `epsilon`.
-//!
-//! # Details that the theorem leaves to the implementation
-//!
-//! * **From 64 bits to `[0, w)`.** `h1` and `h2` are the low and high halves of
-//!   the XXH3-128, each reduced with the multiply-high `(h * w) >> 64`. Like
-//!   `h % w`, this maps `floor(2^64/w)` or `ceil(2^64/w)` inputs to each
-//!   residue, a relative bias of at most `w/2^64 <= 2^-24` for the largest
-//!   width accepted ([`MAX_COUNTERS`]): negligible next to the theorem's
-//!   Markov bounds. It avoids a 64-bit division and is the reduction the
-//!   crate's Bloom filters use. The classic sketch reduces each XXH3-64 the
-//!   same way.
-//! * **`h2 = 0` is allowed.** The theorem takes `h2` uniform on all of
-//!   `[0, w)`, and its proof already charges items that agree with `i` on
-//!   `(h1, h2)` to `A_i`. A zero stride puts the item in column `h1` of every
-//!   table, but the tables are separate arrays, so nothing collapses (unlike a
-//!   Bloom filter, whose probes share one array and which therefore needs
-//!   `h2 != 0`). Forcing `h2 != 0` would make it non-uniform and change the
-//!   `1/w^2` of the proof, so lesshash keeps the paper's distribution.
-//! * **Pairwise independence.** The theorem assumes `h1`, `h2` drawn from a
-//!   pairwise-independent family. Like the rest of the crate, lesshash treats
-//!   seeded XXH3 as a random function; the tests check the resulting bounds
-//!   on real streams.
-//! * **Counters are `u64` and saturate.** 32-bit counters would halve the
-//!   memory but overflow after 4.3 billion unit updates, which a busy stream
-//!   reaches in minutes; a saturated `u64` counter needs `2^64` counts. Adds
-//!   saturate rather than wrap, so an estimate is always at least
-//!   `min(a_i, u64::MAX)`: the one-sided error survives overflow.
-//! * **Conservative update** ([`CountMinBuilder::conservative`]): an update
-//!   raises each of the item's counters only up to `estimate + count`
-//!   (counters already higher stay). Every counter of an item still bounds
-//!   its true count from above, so estimates never underestimate and are
-//!   never larger than without it, often much smaller on skewed streams. The
-//!   counters no longer equal sums of counts, so Theorem 9.1's proof (which
-//!   counts collisions) does not apply as written, and merging two
-//!   conservative sketches gives an upper bound that is not the sketch of the
-//!   concatenated stream.
-//! * **Merging** adds counters, so a merged sketch equals the sketch of the
-//!   concatenated streams (without conservative update). Both sketches must
-//!   have the same scheme, width, depth, copies, seed and update rule.
-//!
-//! ```
-//! use lesshash::{CountMinScheme, CountMinSketch};
-//!
-//! // 0.1% of the stream's total as additive error, except with probability 1%.
-//! let mut sketch = CountMinSketch::with_error(0.001, 0.01)?;
-//! assert_eq!(sketch.width(), 5437); // the smallest prime >= 2e/0.001
-//! assert_eq!(sketch.hashes_per_key(), 1);
-//! sketch.add("GET /", 3);
-//! sketch.add("GET /", 2);
-//! sketch.add(&42u64, 1);
-//! assert!(sketch.estimate("GET /") >= 5);
-//! assert_eq!(sketch.total(), 6);
-//!
-//! // The classic sketch: half as wide, one hash per table.
-//! let classic = CountMinSketch::builder()
-//!     .epsilon(0.001)
-//!     .delta(0.01)
-//!     .scheme(CountMinScheme::Independent)
-//!     .build()?;
-//! assert_eq!((classic.width(), classic.depth()), (2719, 5));
-//! assert_eq!(classic.hashes_per_key(), 5);
-//! # Ok::<(), lesshash::Error>(())
-//! ```
+//! classic d-hash sketch. The guarantee, the two constructions and the
+//! sizing rules are documented on [`CountMinSketch`].
 
 #![forbid(unsafe_code)]
 
 mod builder;
-pub mod format;
+pub(crate) mod format;
 #[cfg(feature = "rayon")]
 mod par;
 
-pub use crate::primes::{is_prime, next_prime};
 pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};
 
 use crate::Error;
 use crate::bits::AlignedWords;
 use crate::hash::short::hash_into_by;
 use crate::hash::{Key, Secrets, hash128, independent_hash, independent_seed, split};
-use crate::rates::MAX_BITS;
+use crate::limits::MAX_BITS;
 use crate::scheme::reduce;
 
-/// The most counters a sketch may have: 2^40 (8 TiB of `u64`), the same
-/// memory bound as the Bloom filter's [`MAX_BITS`].
-pub const MAX_COUNTERS: u64 = MAX_BITS / 64;
+/// The most counters a sketch may have (public path:
+/// [`CountMinSketch::MAX_COUNTERS`]).
+pub(crate) const MAX_COUNTERS: u64 = MAX_BITS / 64;
 
-/// The most tables a sketch may have (all copies together). The classic
-/// sketch needs `ceil(ln 1/delta)` tables, 745 for the smallest positive
-/// `f64`.
-pub const MAX_ROWS: u32 = 1024;
+/// The most tables a sketch may have (public path:
+/// [`CountMinSketch::MAX_ROWS`]).
+pub(crate) const MAX_ROWS: u32 = 1024;
 
 /// How the tables of a [`CountMinSketch`] are indexed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -201,8 +56,7 @@ impl CountMinScheme {
 /// updates that never underestimate.
 ///
 /// Built with [`CountMinSketch::with_error`] or [`CountMinSketch::builder`];
-/// the scheme and dimensions are fixed for the sketch's life. See the
-/// [module docs](self) for the guarantee and the sizing rules.
+/// the scheme and dimensions are fixed for the sketch's life.
 ///
 /// ```
 /// use lesshash::CountMinSketch;
@@ -215,6 +69,150 @@ impl CountMinScheme {
 /// let mut counts = [0u64; 2];
 /// sketch.estimate_batch(&["and", "dog"], &mut counts)?;
 /// assert!(counts[0] >= 2);
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+///
+/// A Count-Min sketch (Cormode and Muthukrishnan) summarises a stream of
+/// updates `(item, count)` with positive counts in `d` tables of `w` counters.
+/// An update adds its count to one counter per table; a point query returns
+/// the minimum of the item's counters. With `a_i` the true total of item `i`
+/// and `||a||` the total of all counts (the L1 norm, [`CountMinSketch::total`]),
+///
+/// ```text
+/// estimate(i) >= a_i   always, and   Pr[estimate(i) > a_i + epsilon*||a||] <= delta.
+/// ```
+///
+/// # The two constructions
+///
+/// [`CountMinScheme::Independent`] is the classic sketch (Sec. 9.1): width
+/// `w = ceil(e/epsilon)`, depth `d = ceil(ln 1/delta)`, and table `j` indexed
+/// by its own hash function. lesshash uses XXH3-64 with `d` different seeds
+/// (the same family as the Bloom filter's `Scheme::Independent`), so each
+/// update or query hashes the key `d` times.
+///
+/// [`CountMinScheme::DoubleHashing`] is Kirsch and Mitzenmacher's
+/// modification (Sec. 9.2): `w` is **prime**, and table `j = 0 .. d-1` is
+/// indexed by
+///
+/// ```text
+/// g_j(x) = h1(x) + j * h2(x)   (mod w)
+/// ```
+///
+/// with `h1`, `h2` uniform on `[0, w)`. One XXH3-128 per key gives both.
+///
+/// ## Theorem 9.1
+///
+/// For the two-hash sketch with prime `w` and `d` tables,
+///
+/// ```text
+/// estimate(i) >= a_i   and   Pr[estimate(i) > a_i + epsilon*||a||] <= 2/(epsilon*w^2) + (2/(epsilon*w))^d.
+/// ```
+///
+/// The proof splits the error into `A_i`, the count of items whose `(h1, h2)`
+/// pair equals that of `i` (they share all `d` counters; `E[A_i] <= ||a||/w^2`),
+/// and `B_{j,i}`, the rest of table `j`'s collisions (`E[B_{j,i}] <= ||a||/w`).
+/// Because `w` is prime, `g_j(z) = g_j(i)` for two different `j` forces
+/// `(h1, h2)(z) = (h1, h2)(i)`: any other item collides with `i` in **at most
+/// one** table, the `B_{j,i}` are negatively dependent, and Markov's
+/// inequality per table multiplies over the tables. The argument needs the
+/// `d` values of `j` to be distinct modulo `w`, so `d <= w` (the builder
+/// enforces it).
+///
+/// The theorem's "in particular" clause reads, in the source text, "for
+/// `w >= 2e/epsilon` and `delta >= ln 1/epsilon(1 - 1/2e^2)`"; the last line
+/// of the proof shows what is meant: `d >= ln(1 / (epsilon * (1 - 1/(2e^2))))`
+/// (the `delta` is a typo for `d`). Then `2/(epsilon*w^2) <= epsilon/(2e^2)` and
+/// `(2/(epsilon*w))^d <= e^-d <= epsilon*(1 - 1/(2e^2))`, so one sketch fails
+/// with probability at most `epsilon`. For a smaller `delta` the paper builds
+/// independent **copies** and answers with the minimum over all of them: `c`
+/// copies that each fail with probability at most `epsilon` fail together with
+/// probability at most `epsilon^c`, so `c = ceil(ln(1/delta) / ln(1/epsilon))`
+/// copies suffice. (The paper's sentence says "build `2*ceil(..)` copies"; the
+/// factor 2 counts hash functions, two per copy, which is the claim of the
+/// section's first paragraph.)
+///
+/// ## How lesshash sizes a two-hash sketch from `(epsilon, delta)`
+///
+/// 1. `w` = the smallest prime `>= 2e/epsilon` (a
+///    deterministic Miller-Rabin test: bounded time for every input).
+/// 2. **One sketch** when possible: the smallest `d <= min(w, MAX_ROWS)` with
+///    `2/(epsilon*w^2) + (2/(epsilon*w))^d <= delta`. This exists only if
+///    `2/(epsilon*w^2) < delta` (about `delta > 0.068*epsilon`).
+/// 3. **Copies** otherwise: each copy has the smallest `d` whose bound is
+///    `<= epsilon` (at most the paper's `ceil(ln(1/(epsilon(1 - 1/2e^2))))`),
+///    and `c` is the smallest count with `bound^c <= delta` (at most the paper's
+///    `ceil(ln(1/delta) / ln(1/epsilon))`).
+/// 4. When both are possible the one with fewer counters is built (ties: one
+///    sketch). Both are covered by the theorem.
+///
+/// Copy `c` hashes the key with its own seed, so a query costs one XXH3-128
+/// per copy; [`CountMinSketch::hashes_per_key`] reports it. For the common
+/// settings (`delta >= 0.08*epsilon`) that is one hash. Compared at equal
+/// `(epsilon, delta)` the two-hash sketch is about twice as wide as the
+/// classic one (`2e/epsilon` against `e/epsilon`): the "small space increase"
+/// the paper trades for hashing once. [`CountMinSketch::failure_bound`] gives
+/// the bound of any built sketch for any `epsilon`.
+///
+/// # Details that the theorem leaves to the implementation
+///
+/// * **From 64 bits to `[0, w)`.** `h1` and `h2` are the low and high halves of
+///   the XXH3-128, each reduced with the multiply-high `(h * w) >> 64`. Like
+///   `h % w`, this maps `floor(2^64/w)` or `ceil(2^64/w)` inputs to each
+///   residue, a relative bias of at most `w/2^64 <= 2^-24` for the largest
+///   width accepted ([`CountMinSketch::MAX_COUNTERS`]): negligible next to the theorem's
+///   Markov bounds. It avoids a 64-bit division and is the reduction the
+///   crate's Bloom filters use. The classic sketch reduces each XXH3-64 the
+///   same way.
+/// * **`h2 = 0` is allowed.** The theorem takes `h2` uniform on all of
+///   `[0, w)`, and its proof already charges items that agree with `i` on
+///   `(h1, h2)` to `A_i`. A zero stride puts the item in column `h1` of every
+///   table, but the tables are separate arrays, so nothing collapses (unlike a
+///   Bloom filter, whose probes share one array and which therefore needs
+///   `h2 != 0`). Forcing `h2 != 0` would make it non-uniform and change the
+///   `1/w^2` of the proof, so lesshash keeps the paper's distribution.
+/// * **Pairwise independence.** The theorem assumes `h1`, `h2` drawn from a
+///   pairwise-independent family. Like the rest of the crate, lesshash treats
+///   seeded XXH3 as a random function; the tests check the resulting bounds
+///   on real streams.
+/// * **Counters are `u64` and saturate.** 32-bit counters would halve the
+///   memory but overflow after 4.3 billion unit updates, which a busy stream
+///   reaches in minutes; a saturated `u64` counter needs `2^64` counts. Adds
+///   saturate rather than wrap, so an estimate is always at least
+///   `min(a_i, u64::MAX)`: the one-sided error survives overflow.
+/// * **Conservative update** ([`CountMinBuilder::conservative`]): an update
+///   raises each of the item's counters only up to `estimate + count`
+///   (counters already higher stay). Every counter of an item still bounds
+///   its true count from above, so estimates never underestimate and are
+///   never larger than without it, often much smaller on skewed streams. The
+///   counters no longer equal sums of counts, so Theorem 9.1's proof (which
+///   counts collisions) does not apply as written, and merging two
+///   conservative sketches gives an upper bound that is not the sketch of the
+///   concatenated stream.
+/// * **Merging** adds counters, so a merged sketch equals the sketch of the
+///   concatenated streams (without conservative update). Both sketches must
+///   have the same scheme, width, depth, copies, seed and update rule.
+///
+/// ```
+/// use lesshash::{CountMinScheme, CountMinSketch};
+///
+/// // 0.1% of the stream's total as additive error, except with probability 1%.
+/// let mut sketch = CountMinSketch::with_error(0.001, 0.01)?;
+/// assert_eq!(sketch.width(), 5437); // the smallest prime >= 2e/0.001
+/// assert_eq!(sketch.hashes_per_key(), 1);
+/// sketch.add("GET /", 3);
+/// sketch.add("GET /", 2);
+/// sketch.add(&42u64, 1);
+/// assert!(sketch.estimate("GET /") >= 5);
+/// assert_eq!(sketch.total(), 6);
+///
+/// // The classic sketch: half as wide, one hash per table.
+/// let classic = CountMinSketch::builder()
+///     .epsilon(0.001)
+///     .delta(0.01)
+///     .scheme(CountMinScheme::Independent)
+///     .build()?;
+/// assert_eq!((classic.width(), classic.depth()), (2719, 5));
+/// assert_eq!(classic.hashes_per_key(), 5);
 /// # Ok::<(), lesshash::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
@@ -414,6 +412,15 @@ impl Counters for Hashes<'_> {
 const CHUNK: usize = 32;
 
 impl CountMinSketch {
+    /// The most counters a sketch may have: 2^40 (8 TiB of `u64`), the same
+    /// memory bound as [`BloomFilter::MAX_BITS`](crate::BloomFilter::MAX_BITS).
+    pub const MAX_COUNTERS: u64 = MAX_COUNTERS;
+
+    /// The most tables a sketch may have (all copies together). The classic
+    /// sketch needs `ceil(ln 1/delta)` tables, 745 for the smallest positive
+    /// `f64`.
+    pub const MAX_ROWS: u32 = MAX_ROWS;
+
     /// A [`CountMinBuilder`] with the defaults (two-hash scheme, default
     /// seed, no conservative update).
     pub fn builder() -> CountMinBuilder {

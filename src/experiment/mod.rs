@@ -313,11 +313,14 @@ impl Config {
             for &c in &self.bits_per_key {
                 if u64::from(c)
                     .checked_mul(n)
-                    .is_none_or(|m| m > rates::MAX_BITS)
+                    .is_none_or(|m| m > crate::limits::MAX_BITS)
                 {
                     return Err(Error::invalid(
                         "set_sizes",
-                        format!("n = {n} at c = {c} exceeds {} bits", rates::MAX_BITS),
+                        format!(
+                            "n = {n} at c = {c} exceeds {} bits",
+                            crate::limits::MAX_BITS
+                        ),
                     ));
                 }
             }

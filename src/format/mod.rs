@@ -35,22 +35,22 @@
 //! checked and the sizes are checked against each other with checked
 //! arithmetic. [`BloomFilter::from_bytes`] verifies the length and the
 //! checksum before allocating; [`BloomFilter::read_from`] allocates at most
-//! [`EAGER_LIMIT`] bytes up front and grows with the data actually read, so a
+//! 64 MiB up front and grows with the data actually read, so a
 //! header promising terabytes over a short stream fails with
 //! [`Error::Truncated`] after allocating about what was read.
 
 #![forbid(unsafe_code)]
 
-mod header;
+pub(crate) mod header;
 
-pub use header::{Header, layout_from_id, scheme_from_id, scheme_id};
+pub use header::Header;
 
 use std::io::{Read, Write};
 use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-pub use crate::persist::{EAGER_LIMIT, HEADER_LEN, TRAILER_LEN};
+pub use crate::persist::{HEADER_LEN, TRAILER_LEN};
 use crate::persist::{check_checksum, le_u64, load_framed, open_sized, read_payload, write_framed};
 
 use crate::Error;
@@ -68,7 +68,7 @@ pub const VERSION: u16 = 1;
 /// The hash algorithm id of XXH3 (the only one in v1): keys are hashed with
 /// XXH3-128 (two-hash schemes) or seeded XXH3-64 (`Independent`), as
 /// [`crate::hash`] specifies.
-pub const HASH_XXH3: u8 = 1;
+pub(crate) const HASH_XXH3: u8 = 1;
 
 /// Validates a whole serialized filter held in memory and returns its header
 /// and its payload. The input must be exactly one filter long.
@@ -165,7 +165,7 @@ impl BloomFilter {
 
     /// Reads one serialized filter from a stream, leaving the stream just
     /// after it (so filters can be concatenated). Reads in chunks directly
-    /// into the filter's bits; payloads above [`EAGER_LIMIT`] grow as bytes
+    /// into the filter's bits; payloads above 64 MiB grow as bytes
     /// arrive, so a lying header cannot make this allocate much more than
     /// what was read.
     ///
@@ -236,8 +236,9 @@ fn read_body<R: Read>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::header::{layout_from_id, scheme_from_id, scheme_id};
     use crate::layout::Layout;
-    use crate::rates::MAX_BITS;
+    use crate::limits::MAX_BITS;
     use crate::scheme::Scheme;
 
     #[test]

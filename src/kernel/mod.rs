@@ -6,7 +6,7 @@
 //! * The blocked layouts' vector probe (`layout::blocked::VectorProbe`,
 //!   next to the layout: AVX2, `wide`'s, or the scalar one), chosen once
 //!   when a filter is built or loaded or its kernel is set.
-//! * The flat layouts' batch index kernel, here ([`Kernel::flat_indices`],
+//! * The flat layouts' batch index kernel, here ([`flat_indices`],
 //!   [`FlatSpec`]; classic, partitioned): the bit index of probe i of key j,
 //!   partition offset included, `out[i * n + j]` for a batch of 128-bit key
 //!   hashes (`h1` = low 64 bits, `h2` = high).
@@ -48,16 +48,26 @@
 #![deny(unsafe_code)]
 
 #[cfg(target_arch = "x86_64")]
-pub mod avx2;
-pub mod scalar;
-pub mod wide;
+mod avx2;
+mod scalar;
+mod wide;
 
 use crate::Error;
 use crate::lanes::{Lanes64, MAX_LANES};
-use crate::rates::{MAX_BITS, MAX_HASHES};
+use crate::limits::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Progression, Scheme};
 
-/// The index kernels. See the [module docs](self).
+/// Which vector code a filter runs: the blocked layouts' block probe and the
+/// flat layouts' batch index kernel. Every kernel gives identical filters
+/// and answers (each is tested bit for bit against the scalar one), so the
+/// choice changes speed, never results.
+///
+/// It is a filter's option, not process state: the builder's
+/// [`kernel`](crate::Builder::kernel) or
+/// [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel), by default
+/// [`Kernel::auto`]: the environment variable `LESSHASH_KERNEL` (`scalar`,
+/// `wide` or `avx2`) if set to an available kernel, otherwise the fastest
+/// available (AVX2, else wide).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Kernel {
@@ -114,26 +124,6 @@ impl Kernel {
             .collect()
     }
 
-    /// The k bit indices of each of `hashes`, probe-major (see the module
-    /// docs).
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`] naming `out` unless it holds exactly
-    /// `k * hashes.len()` indices; [`Error::InvalidParameter`] naming
-    /// `kernel` if this kernel is not available on this CPU.
-    pub fn flat_indices(
-        self,
-        spec: &FlatSpec,
-        hashes: &[u128],
-        out: &mut [u64],
-    ) -> Result<(), Error> {
-        self.check_available()?;
-        let expected = hashes.len().checked_mul(spec.k as usize);
-        Error::check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
-        self.flat_indices_unchecked(spec, hashes, out);
-        Ok(())
-    }
-
     pub(crate) fn check_available(self) -> Result<(), Error> {
         if self.is_available() {
             Ok(())
@@ -145,7 +135,7 @@ impl Kernel {
         }
     }
 
-    /// [`flat_indices`](Self::flat_indices) for callers that checked the
+    /// [`flat_indices`] for callers that checked the
     /// lengths and the kernel's availability (panics otherwise, never UB).
     #[inline]
     pub(crate) fn flat_indices_unchecked(self, spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
@@ -221,7 +211,27 @@ impl FlatSpec {
 
 // ------------------------------------------------ the chunk loops, once --
 
-/// [`Kernel::flat_indices`] over lanes `V`: the starts and strides by two
+/// The k bit indices of each of `hashes` by `kernel`, probe-major (see the
+/// module docs).
+///
+/// # Errors
+/// [`Error::LengthMismatch`] naming `out` unless it holds exactly
+/// `k * hashes.len()` indices; [`Error::InvalidParameter`] naming
+/// `kernel` if this kernel is not available on this CPU.
+pub fn flat_indices(
+    kernel: Kernel,
+    spec: &FlatSpec,
+    hashes: &[u128],
+    out: &mut [u64],
+) -> Result<(), Error> {
+    kernel.check_available()?;
+    let expected = hashes.len().checked_mul(spec.k as usize);
+    Error::check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
+    kernel.flat_indices_unchecked(spec, hashes, out);
+    Ok(())
+}
+
+/// [`flat_indices`] over lanes `V`: the starts and strides by two
 /// multiply-highs per key, then the scheme's indices
 /// ([`Progression::lanes`]: the chain and the `f(i)` table, or the
 /// recurrence) on `V::N` keys at once, stored probe-major.

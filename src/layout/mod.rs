@@ -18,7 +18,8 @@ pub(crate) mod partitioned;
 use std::ops::RangeInclusive;
 
 use crate::Error;
-use crate::rates::{MAX_HASHES, Overlaps};
+use crate::limits::MAX_HASHES;
+use crate::rates::Overlaps;
 use crate::scheme::Scheme;
 
 /// Where the k probes of a key go.
@@ -230,7 +231,7 @@ impl Layout {
     /// Degenerate arguments give the rate they mean rather than a panic: with
     /// `k = 0` no probe can reject a key (1.0); with `n = 0` nothing is set
     /// (0.0, for k >= 1). For the classic layout, k above
-    /// [`MAX_HASHES`](crate::rates::MAX_HASHES) (no filter has it) gives
+    /// [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES) (no filter has it) gives
     /// Bloom's formula, a lower bound; see
     /// [`classic_fpr_exact`](crate::rates::classic_fpr_exact).
     pub fn fpr(self, scheme: Scheme, m: u64, n: u64, k: u32) -> f64 {
@@ -330,7 +331,7 @@ fn prime_range(m: u64, parts: u64) -> u64 {
     let range = m / parts;
     crate::primes::next_prime(range)
         .map(|r| r * parts)
-        .filter(|&grown| grown <= crate::rates::MAX_BITS)
+        .filter(|&grown| grown <= crate::limits::MAX_BITS)
         .unwrap_or(m)
 }
 
@@ -385,8 +386,8 @@ pub(crate) fn best_of(
             format!(
                 "a rate of {} needs more than the maximum of {} bits for this many items \
                  with at most {MAX_HASHES} hashes",
-                crate::rates::format_rate(p),
-                crate::rates::MAX_BITS
+                crate::limits::format_rate(p),
+                crate::limits::MAX_BITS
             ),
         )
     })

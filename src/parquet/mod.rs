@@ -44,14 +44,14 @@
 //! read both ([`parquet_header`], [`parse_parquet_header`]). The
 //! differential test against the `parquet` crate is `tests/parquet.rs`.
 //!
-//! The scalar [`mask`] is the oracle; the batch paths compute the same masks
+//! The scalar `mask` is the oracle; the batch paths compute the same masks
 //! eight lanes at a time with `wide::u32x8` and are tested against it.
 
 #![forbid(unsafe_code)]
 
-mod thrift;
+pub(crate) mod thrift;
 
-pub use thrift::{ParquetHeader, parquet_header, parse_parquet_header};
+use thrift::{parquet_header, parse_parquet_header};
 
 use std::io::Write;
 
@@ -61,10 +61,10 @@ use xxhash_rust::xxh64::xxh64;
 use crate::Error;
 
 /// The eight salts of the Parquet specification, one per word of a block.
-pub const SALT: [u32; 8] = crate::salts::PARQUET;
+pub(crate) const SALT: [u32; 8] = crate::salts::PARQUET;
 
 /// Bytes per block (256 bits).
-pub const BLOCK_BYTES: usize = 32;
+pub(crate) const BLOCK_BYTES: usize = 32;
 
 /// Parquet writers' smallest bitset, in bytes.
 pub const PARQUET_MIN_BYTES: usize = 32;
@@ -74,7 +74,7 @@ pub const PARQUET_MAX_BYTES: usize = 128 * 1024 * 1024;
 
 /// The largest number of blocks: the block index is a 32x32-bit
 /// multiply-shift, so more than 2^32 blocks could never be reached.
-pub const MAX_BLOCKS: u64 = 1 << 32;
+pub(crate) const MAX_BLOCKS: u64 = 1 << 32;
 
 /// One 256-bit block: 8 words of 32 bits, aligned so that a block never
 /// straddles a cache line.
@@ -173,14 +173,14 @@ pub fn hash<V: PlainValue + ?Sized>(value: &V) -> u64 {
 
 /// The block a hash selects among `num_blocks`: `((h >> 32) * z) >> 32`.
 #[inline]
-pub fn block_index(hash: u64, num_blocks: u64) -> u64 {
+pub(crate) fn block_index(hash: u64, num_blocks: u64) -> u64 {
     ((hash >> 32) * num_blocks) >> 32
 }
 
 /// The oracle: the 8 one-bit words a hash's low 32 bits set in its block
 /// (`1 << ((x * SALT[i]) >> 27)` in word i).
 #[inline]
-pub fn mask(hash: u64) -> [u32; 8] {
+pub(crate) fn mask(hash: u64) -> [u32; 8] {
     let x = hash as u32;
     SALT.map(|salt| 1u32 << (x.wrapping_mul(salt) >> 27))
 }
@@ -233,7 +233,7 @@ pub fn parquet_num_bytes(ndv: u64, fpp: f64) -> usize {
 
 /// Rounds a byte count as Parquet writers do: clamp to
 /// [[`PARQUET_MIN_BYTES`], [`PARQUET_MAX_BYTES`]], then the next power of two.
-pub fn parquet_round_bytes(num_bytes: usize) -> usize {
+pub(crate) fn parquet_round_bytes(num_bytes: usize) -> usize {
     num_bytes
         .clamp(PARQUET_MIN_BYTES, PARQUET_MAX_BYTES)
         .next_power_of_two()
@@ -249,7 +249,7 @@ pub struct SplitBlockFilter {
 
 impl SplitBlockFilter {
     /// An empty filter of `num_blocks` blocks (any count from 1 to
-    /// [`MAX_BLOCKS`]; Parquet writers use powers of two).
+    /// 2^32; Parquet writers use powers of two).
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`num_blocks`) out of range;
@@ -285,7 +285,7 @@ impl SplitBlockFilter {
     /// # Errors
     /// [`Error::InvalidParameter`] (`fpp`) unless `0 < fpp < 1`.
     pub fn with_ndv_fpp(ndv: u64, fpp: f64) -> Result<Self, Error> {
-        crate::rates::check_probability("fpp", fpp)?;
+        crate::limits::check_probability("fpp", fpp)?;
         Self::new((parquet_num_bytes(ndv, fpp) / BLOCK_BYTES) as u64)
     }
 
@@ -294,9 +294,9 @@ impl SplitBlockFilter {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`fpr`) unless `0 < fpr < 1`, or if the
-    /// rate needs more than [`MAX_BLOCKS`] blocks.
+    /// rate needs more than 2^32 blocks.
     pub fn with_fpr(n: u64, fpr: f64) -> Result<Self, Error> {
-        crate::rates::check_probability("fpr", fpr)?;
+        crate::limits::check_probability("fpr", fpr)?;
         Self::new(blocks_for(n, fpr)?)
     }
 
@@ -305,7 +305,7 @@ impl SplitBlockFilter {
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`bitset`) if the length is zero or not a
-    /// multiple of 32 bytes, or above [`MAX_BLOCKS`] blocks.
+    /// multiple of 32 bytes, or above 2^32 blocks.
     pub fn from_parquet_bitset(bitset: &[u8]) -> Result<Self, Error> {
         if bitset.is_empty() || !bitset.len().is_multiple_of(BLOCK_BYTES) {
             return Err(Error::invalid(
@@ -568,7 +568,7 @@ fn blocks_for(n: u64, p: f64) -> Result<u64, Error> {
             "fpr",
             format!(
                 "a rate of {} for {n} values needs more than {MAX_BLOCKS} blocks",
-                crate::rates::format_rate(p)
+                crate::limits::format_rate(p)
             ),
         ));
     }

@@ -27,7 +27,8 @@
 
 use std::sync::OnceLock;
 
-use crate::rates::{MAX_HASHES, classic_fpr_exact, pow_k};
+use crate::limits::MAX_HASHES;
+use crate::rates::{classic_fpr_exact, pow_k};
 
 /// Bits per block of the blocked layouts.
 const BLOCK: u64 = 512;
@@ -115,7 +116,7 @@ pub fn block_mixture(n: u64, blocks: u64, inner: impl Fn(u64) -> f64) -> f64 {
 /// about 10^7 operations for k = 1, cached for the process) up to the load
 /// where the rate exceeds `1 - 1e-15`; beyond it, 1. States below `1e-30`
 /// are pruned (an error below `1e-27`). k = 0 gives 1 (a filter that tests
-/// nothing answers "yes"); k above [`MAX_HASHES`] uses the slower
+/// nothing answers "yes"); k above [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES) uses the slower
 /// [`classic_fpr_exact`] on 512 bits.
 pub fn blocked_load_fpr(keys: u64, k: u32) -> f64 {
     if k == 0 {

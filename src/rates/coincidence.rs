@@ -72,7 +72,7 @@
 
 use std::sync::OnceLock;
 
-use crate::rates::MAX_HASHES;
+use crate::limits::MAX_HASHES;
 
 /// Which partial overlaps a two-hash scheme's probe sequences have (see
 /// the module docs).

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a subset
 
-use lesshash::{BloomFilter, Layout, Scheme, rates};
+use lesshash::{BloomFilter, Layout, Scheme};
 
 /// An empty filter of explicit geometry: `layout`, `scheme`, m bits, k
 /// probes, `seed` (the one helper every test binary builds filters with).
@@ -87,8 +87,8 @@ pub fn binomial_variance(p: f64, queries: usize) -> f64 {
 
 fn load_rate(layout: Layout, keys: u64, k: u32) -> f64 {
     match layout {
-        Layout::SplitBlock => rates::split_block_load_fpr(keys, k),
-        _ => rates::blocked_load_fpr(keys, k),
+        Layout::SplitBlock => lesshash::internals::rates::split_block_load_fpr(keys, k),
+        _ => lesshash::internals::rates::blocked_load_fpr(keys, k),
     }
 }
 

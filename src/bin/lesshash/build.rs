@@ -152,7 +152,7 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
 
 /// The builder's error with what it means for the user: an allocation
 /// failure is not a bad parameter. (Rates in the library's messages are in
-/// scientific notation when tiny: `rates::format_rate`.)
+/// scientific notation when tiny: `lesshash::internals::limits::format_rate`.)
 fn build_error(e: lesshash::Error) -> anyhow::Error {
     match e {
         lesshash::Error::Allocation { .. } => {

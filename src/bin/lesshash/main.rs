@@ -246,10 +246,10 @@ pub(crate) fn parse_fpr(s: &str) -> Result<f64, String> {
     }
 }
 
-/// A rate for messages ([`lesshash::rates::format_rate`]: scientific
+/// A rate for messages ([`lesshash::internals::limits::format_rate`]: scientific
 /// notation below 1e-4, not 300 digits).
 pub(crate) fn fmt_rate(p: f64) -> String {
-    lesshash::rates::format_rate(p)
+    lesshash::internals::limits::format_rate(p)
 }
 
 /// `--seed`: decimal or `0x` hexadecimal.

@@ -17,7 +17,7 @@
 //!   bits/key for 1% (classic: 9.59).
 //! * Sizing: m a multiple of 512, the smallest meeting p by that formula for
 //!   each k near the optimum; the best k is below `c ln 2` at high bits/key.
-//! * k: 1 to [`MAX_HASHES`](crate::rates::MAX_HASHES) (the SIMD kernels do
+//! * k: 1 to [`MAX_HASHES`](crate::limits::MAX_HASHES) (the SIMD kernels do
 //!   8 probes per vector step).
 //! * All two-hash schemes address a block the same way (the in-block
 //!   positions come from the salts, not from the scheme's progression: a
@@ -47,9 +47,8 @@ use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
 use crate::kernel::Kernel;
-use crate::rates::{
-    MAX_HASHES, blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr,
-};
+use crate::limits::MAX_HASHES;
+use crate::rates::{blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr};
 use crate::salts::SALTS;
 
 /// The addressing and probe of a blocked or split-block filter: which

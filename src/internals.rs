@@ -1,0 +1,69 @@
+//! Not part of the public API: hidden from the documentation, with no
+//! semver promise. It gathers, under the module names of the crate's own
+//! layout, the oracles, kernels, constants and format details that
+//! lesshash's integration tests, benches, fuzz targets and command-line
+//! tool reach for. A library user needs none of it; the public items cover
+//! every operation.
+
+#![forbid(unsafe_code)]
+
+/// Hashing primitives: the raw XXH3-128, its split into (h1, h2), and the
+/// seeds and hashes of the `Independent` baseline.
+pub mod hash {
+    pub use crate::hash::{hash128, independent_hash, independent_seed, split};
+}
+
+/// The scalar oracle of every scheme's probe sequence.
+pub mod scheme {
+    pub use crate::scheme::{
+        Progression, for_each_index, reduce, reference_index, reference_indices, start_and_stride,
+    };
+}
+
+/// The index kernels' flat-layout interface and the run-time choice.
+pub mod kernel {
+    pub use crate::kernel::{FlatSpec, best_available, env_kernel, flat_indices};
+}
+
+/// The batch pipeline's chunk size.
+pub mod batch {
+    pub use crate::batch::CHUNK;
+}
+
+/// The blocked layouts' salts and Parquet's.
+pub mod salts {
+    pub use crate::salts::{PARQUET, SALTS};
+}
+
+/// Deterministic primality, for the two-hash schemes' prime ranges.
+pub mod primes {
+    pub use crate::primes::{is_prime, next_prime};
+}
+
+/// Parameter limits and the rate formatting of messages.
+pub mod limits {
+    pub use crate::limits::format_rate;
+}
+
+/// The false-positive terms behind the public rates.
+pub mod rates {
+    pub use crate::rates::block_rates::{block_mixture, blocked_load_fpr, split_block_load_fpr};
+    pub use crate::rates::coincidence::{Overlaps, pair_collision_rate, partial_overlap_rate};
+}
+
+/// The Bloom filter format's ids and streaming limit.
+pub mod format {
+    pub use crate::format::header::{layout_from_id, scheme_from_id, scheme_id};
+    pub use crate::persist::EAGER_LIMIT;
+}
+
+/// The Count-Min sketch's column oracle, error bound and format details.
+pub mod count_min {
+    pub use crate::count_min::format::{MAGIC, VERSION, scheme_from_id, scheme_id};
+    pub use crate::count_min::{reference_columns, two_hash_bound, two_hash_start};
+}
+
+/// Parquet's Thrift header.
+pub mod parquet {
+    pub use crate::parquet::thrift::{ParquetHeader, parquet_header, parse_parquet_header};
+}
