@@ -145,7 +145,7 @@ impl Variant {
     ///   members and queries move together;
     /// * on the blocked and split-block layouts, where every two-hash scheme
     ///   addresses a block and the bits inside it the same way (see
-    ///   `src/layout/blocked.rs`).
+    ///   `src/layout/blocked/addressing.rs`).
     ///
     /// Tested in `tests/experiment.rs` (identical Q in every trial).
     pub fn same_answers_as(self) -> Option<Variant> {

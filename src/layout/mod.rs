@@ -48,7 +48,7 @@ pub enum Layout {
     /// `m / 512` cache-line blocks; a key's k bits all lie in one block,
     /// anywhere inside it. One cache miss per key whatever k; needs a little
     /// more space than classic (9.92 bits/key for 1%, classic 9.59). k from
-    /// 1 to 64. See `src/layout/blocked.rs`. The default layout.
+    /// 1 to 64. See `src/layout/blocked/`. The default layout.
     #[default]
     Blocked = 3,
     /// The paper's partition scheme inside a cache line: the 512-bit block
@@ -68,10 +68,11 @@ impl Layout {
     ///   come from h2 alone (salted multiplies); every two-hash scheme
     ///   sets the same bits, so the cheapest name is the honest one.
     /// * classic and partitioned: enhanced double hashing with `f(i) =
-    ///   i^3` ([`Scheme::default`]). Plain double hashing is faster but
-    ///   misses the requested rate on small filters (classic, n = 100:
-    ///   1.01x the target at p = 1%, 1.14x at 0.1%, with the prime range),
-    ///   the enhanced sequence less so.
+    ///   i^3` ([`Scheme::default`]), chosen when plain double hashing
+    ///   missed the requested rate on small filters. The builder now sizes
+    ///   each scheme by a rate that counts its coinciding probe sequences,
+    ///   so both meet it; the cube still gives smaller classic filters at
+    ///   small n (`docs/benchmarks.md`, "Defaults" and issue 26's section).
     pub fn default_scheme(self) -> Scheme {
         match self {
             Layout::Blocked | Layout::SplitBlock => Scheme::DoubleHashing,

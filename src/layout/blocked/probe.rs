@@ -104,7 +104,7 @@ impl VectorProbe {
     /// [`block_contains`](Self::block_contains) for an insert into plain
     /// words; `false` when there is no vector probe (nothing was set).
     /// `wide` has no insert: the scalar probe's ORs measured as fast or
-    /// faster (see `kernel/wide.rs`).
+    /// faster (see `layout/blocked/wide.rs`).
     #[inline(always)]
     pub(crate) fn block_insert(
         &self,
