@@ -24,12 +24,9 @@ use crate::scheme::Scheme;
 /// Where the k probes of a key go.
 ///
 /// The default is [`Blocked`](Layout::Blocked), chosen by measurement
-/// (`docs/benchmarks.md`, "Defaults"): one cache line per key makes its
-/// single-key query about 4.5x faster than classic's k lines at a million
-/// keys (5.1 against 22.9 ns), for about 0.3 more bits per key at 1%, and
-/// its sizing meets the requested rate at every n measured, from 1 key up
-/// (classic sized by its formula does not yet at small n with two-hash
-/// schemes: double hashing 1.14x the target at n = 100, p = 0.1%).
+/// (`docs/benchmarks.md`, "Defaults"): a query reads one cache line per
+/// key instead of classic's k, for about 0.3 more bits per key at 1%, and
+/// its sizing meets the requested rate at every n measured, from 1 key up.
 ///
 /// The explicit discriminants are the layout's id in the binary format and
 /// never change.
