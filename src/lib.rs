@@ -56,7 +56,10 @@
 //!
 //! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
 //!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
-//!   files and to write filters into them.
+//!   files and to write filters into them. Unlike
+//!   [`Layout::SplitBlock`] (a 512-bit block in k segments, k from 1 to
+//!   64, from XXH3-128), it has 256-bit blocks of eight 32-bit words with
+//!   one bit each, from XXH64.
 //!
 //! ## Invariants
 //!

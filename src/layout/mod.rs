@@ -53,7 +53,9 @@ pub enum Layout {
     /// each (k = 8: one bit per u64 word). k from 1 to 64; a power of two
     /// wastes no bit of the block (other k leave `512 mod k` bits unused). The
     /// cheapest probe (one vector compare for k = 8 or 16); 10.10 bits/key
-    /// for 1% at k = 8.
+    /// for 1% at k = 8. Not Parquet's split-block filter
+    /// ([`SplitBlockFilter`](crate::parquet::SplitBlockFilter): 256-bit
+    /// blocks of eight 32-bit words, always eight probes, XXH64).
     SplitBlock = 4,
 }
 
