@@ -16,13 +16,11 @@
 //! as soon as its address is known. d is the filter's prefetch distance
 //! ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance), 1 to
 //! [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE) chunks); the default, one chunk, requests each
-//! line 32 to 63 keys before it is probed (about 0.3-1 µs of work at DRAM
-//! speed, the latency of a random DRAM access on the development machine):
-//! 32 lines in flight for the blocked layouts (one per key) and `32 k` for
-//! the flat ones. Measured at 1e6, 1e7 and 1e8 keys (docs/benchmarks.md,
-//! "Prefetch distance"): two chunks gained 3-7% on queries at 1e8 and lost
-//! 2-3% at 1e6; eight chunks were the slowest everywhere (more lines than
-//! the CPU's line-fill buffers hold).
+//! line 32 to 63 keys before it is probed: 32 lines in flight for the
+//! blocked layouts (one per key) and `32 k` for the flat ones. Longer
+//! distances put more lines in flight than the CPU's line-fill buffers
+//! hold; the sweep that chose one chunk is in docs/benchmarks.md
+//! ("Prefetch distance").
 //!
 //! [`Prefetch::Auto`] (the default) prefetches when the filter is larger
 //! than [`Prefetch::AUTO_MIN_BYTES`](crate::Prefetch::AUTO_MIN_BYTES) (it no longer fits in a core's L2 cache);

@@ -126,7 +126,7 @@ impl Builder {
         self
     }
 
-    /// The layout (default [`Layout::Classic`]).
+    /// The layout (default [`Layout::Blocked`], [`Layout::default`]).
     pub fn layout(mut self, layout: Layout) -> Self {
         self.layout = layout;
         self

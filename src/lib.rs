@@ -58,11 +58,11 @@
 //! * [`CountMinSketch`]: the paper's two-hash Count-Min sketch (Sec. 9) and
 //!   the classic one.
 //! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
-//!   ([`parquet::SplitBlockFilter`], 256-bit blocks of eight 32-bit words
-//!   and fixed salts, as the Parquet specification defines it; not the same
-//!   algorithm as [`Layout::SplitBlock`], lesshash's 512-bit block with k
-//!   segments), to query filters read from Parquet files and to write
-//!   filters into them.
+//!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
+//!   files and to write filters into them. Unlike
+//!   [`Layout::SplitBlock`] (a 512-bit block in k segments, k from 1 to
+//!   64, from XXH3-128), it has 256-bit blocks of eight 32-bit words with
+//!   one bit each, from XXH64.
 //!
 //! ## Invariants
 //!

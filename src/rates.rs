@@ -333,8 +333,8 @@ pub(crate) fn smallest_bits(p: f64, step: u64, fpr: impl Fn(u64) -> f64) -> Opti
 /// `None` then when no multiple of `step` below b meets p, after one
 /// evaluation. Sizing compares several k and keeps the smallest m, so a k
 /// that cannot beat the best so far costs one evaluation of its rate
-/// instead of a whole search; the exact rates cost tens of microseconds
-/// each at small p.
+/// instead of a whole search; an exact rate is costly to evaluate at
+/// small p (docs/benchmarks.md, "Construction cost").
 ///
 /// The search gallops from its start (steps of 1, 2, 4, ... units of
 /// `step`) until the answer is bracketed, then bisects: about

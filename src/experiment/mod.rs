@@ -145,7 +145,7 @@ impl Variant {
     ///   members and queries move together;
     /// * on the blocked and split-block layouts, where every two-hash scheme
     ///   addresses a block and the bits inside it the same way (see
-    ///   `src/layout/blocked.rs`).
+    ///   `src/layout/blocked/addressing.rs`).
     ///
     /// Tested in `tests/experiment.rs` (identical Q in every trial).
     pub fn same_answers_as(self) -> Option<Variant> {
@@ -266,8 +266,8 @@ impl Config {
 
     /// The same points with fewer trials: 250 per point, capped at
     /// 2.5 * 10^6 inserts per variant and point (50 trials at n = 50,000,
-    /// 5 at n = 500,000). 4.5 * 10^7 inserts per variant in all: 40 s on
-    /// two loaded cores for the ten variants of four layouts.
+    /// 5 at n = 500,000). 4.5 * 10^7 inserts per variant in all (its run
+    /// time is in docs/paper-reproduction.md).
     pub fn quick() -> Self {
         Self {
             trials: 250,

@@ -17,8 +17,8 @@
 //! # Why one-shot hashing, and several keys at once
 //!
 //! A single key is hashed by `xxhash-rust`'s one-shot `xxh3_128_with_seed`
-//! (the streaming `Xxh3` state costs 12-48 ns per small key: its setup and
-//! finalisation dominate short inputs). A batch ([`hash_batch`], and every
+//! (the streaming `Xxh3` state's setup and finalisation dominate short
+//! inputs). A batch ([`hash_batch`], and every
 //! batch path of the filters and the sketch) hashes keys of at most 16
 //! bytes (integers, fixed-width ids) by `short`: XXH3-128's closed
 //! short-input formulas, the seed's constants computed once per batch
@@ -27,10 +27,8 @@
 //!
 //! Why not four keys per AVX2 register: AVX2 has no 64-bit multiply, and
 //! the 4-8-byte formula needs three (one of them 64 x 64 -> 128). Built
-//! from `vpmuludq` (32 x 32 -> 64) it took 55 instructions per four keys,
-//! ten of them multiplies, and measured 2.0 ns per u64 key against 1.1 ns
-//! for the scalar formulas (`mulx`/`imul` on one key; `hash` bench group,
-//! docs/benchmarks.md). `wide`'s 64-bit multiplies are per-lane scalar code
+//! from `vpmuludq` (32 x 32 -> 64) it measured slower than the scalar
+//! formulas (docs/benchmarks.md, issue 26's section). `wide`'s 64-bit multiplies are per-lane scalar code
 //! on SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
 //! a backend with a real 64-bit vector multiply is one trait impl.
 

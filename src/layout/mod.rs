@@ -25,12 +25,9 @@ use crate::scheme::Scheme;
 /// Where the k probes of a key go.
 ///
 /// The default is [`Blocked`](Layout::Blocked), chosen by measurement
-/// (`docs/benchmarks.md`, "Defaults"): one cache line per key makes its
-/// single-key query about 4.5x faster than classic's k lines at a million
-/// keys (5.1 against 22.9 ns), for about 0.3 more bits per key at 1%, and
-/// its sizing meets the requested rate at every n measured, from 1 key up
-/// (classic sized by its formula does not yet at small n with two-hash
-/// schemes: double hashing 1.14x the target at n = 100, p = 0.1%).
+/// (`docs/benchmarks.md`, "Defaults"): a query reads one cache line per
+/// key instead of classic's k, for about 0.3 more bits per key at 1%, and
+/// its sizing meets the requested rate at every n measured, from 1 key up.
 ///
 /// The explicit discriminants are the layout's id in the binary format and
 /// never change.
@@ -49,7 +46,7 @@ pub enum Layout {
     /// `m / 512` cache-line blocks; a key's k bits all lie in one block,
     /// anywhere inside it. One cache miss per key whatever k; needs a little
     /// more space than classic (9.92 bits/key for 1%, classic 9.59). k from
-    /// 1 to 64. See `src/layout/blocked.rs`. The default layout.
+    /// 1 to 64. See `src/layout/blocked/`. The default layout.
     #[default]
     Blocked = 3,
     /// The paper's partition scheme inside a cache line: the 512-bit block
@@ -57,7 +54,9 @@ pub enum Layout {
     /// each (k = 8: one bit per u64 word). k from 1 to 64; a power of two
     /// wastes no bit of the block (other k leave `512 mod k` bits unused). The
     /// cheapest probe (one vector compare for k = 8 or 16); 10.10 bits/key
-    /// for 1% at k = 8.
+    /// for 1% at k = 8. Not Parquet's split-block filter
+    /// ([`SplitBlockFilter`](crate::parquet::SplitBlockFilter): 256-bit
+    /// blocks of eight 32-bit words, always eight probes, XXH64).
     SplitBlock = 4,
 }
 
@@ -69,10 +68,11 @@ impl Layout {
     ///   come from h2 alone (salted multiplies); every two-hash scheme
     ///   sets the same bits, so the cheapest name is the honest one.
     /// * classic and partitioned: enhanced double hashing with `f(i) =
-    ///   i^3` ([`Scheme::default`]). Plain double hashing is faster but
-    ///   misses the requested rate on small filters (classic, n = 100:
-    ///   1.01x the target at p = 1%, 1.14x at 0.1%, with the prime range),
-    ///   the enhanced sequence less so.
+    ///   i^3` ([`Scheme::default`]), chosen when plain double hashing
+    ///   missed the requested rate on small filters. The builder now sizes
+    ///   each scheme by a rate that counts its coinciding probe sequences,
+    ///   so both meet it; the cube still gives smaller classic filters at
+    ///   small n (`docs/benchmarks.md`, "Defaults" and issue 26's section).
     pub fn default_scheme(self) -> Scheme {
         match self {
             Layout::Blocked | Layout::SplitBlock => Scheme::DoubleHashing,

@@ -24,9 +24,8 @@ use crate::geometry::Tuning;
 /// Copies are used when their bytes are at most this many per key of the
 /// batch. The partitioned insert moves 16 or more per key, but zeroing and
 /// merging a copy costs more per byte than a bucket's sequential traffic:
-/// measured on two threads (docs/benchmarks.md, issue 27), copies won at
-/// 1.2 bytes per key (1e6 keys, 1.2 MiB filter: 4.5 against 8.0 ns/key)
-/// and lost at 12 (2^20 keys, 12 MiB filter: 8.3 against 7.8).
+/// measured on two threads, copies won at 1.2 bytes per key and lost at
+/// 12 (docs/benchmarks.md, issue 27, "Why two strategies").
 const COPY_BYTES_PER_KEY: usize = 4;
 
 /// And never more than this many bytes of copies in all.

@@ -34,8 +34,8 @@ use crate::filter::BloomFilter;
 use crate::hash::Key;
 
 /// Keys per parallel task: the partitioned insert's task size, for the
-/// same reasons (16,384 keys are 20-200 µs of work, enough to balance two
-/// to dozens of threads on a million keys).
+/// same reasons (enough work per task to hide scheduling, and enough tasks
+/// to balance two to dozens of threads on a million keys).
 pub(crate) const PAR_TASK: usize = crate::partition::TASK;
 
 /// Gives the bits back to the filter when dropped, also while unwinding.

@@ -16,7 +16,9 @@
 //!   bit `(x * SALT[i]) >> 27` of word `i`, with the spec's eight odd salts.
 //!
 //! This is Kirsch and Mitzenmacher's idea in another form: one hash, eight
-//! probes derived by multiplications. The type is separate from
+//! probes derived by multiplications. It is not
+//! [`Layout::SplitBlock`](crate::Layout::SplitBlock), whose 512-bit block
+//! has k segments (k from 1 to 64) addressed from XXH3-128's h2. The type is separate from
 //! [`BloomFilter`](crate::BloomFilter) because its hash (XXH64, seed 0) and
 //! its key encoding are fixed by the Parquet format, not by lesshash.
 //!

@@ -102,7 +102,8 @@ impl Avx2Probe {
     /// hashes `hashes`) in plain `words`: each key's mask built in
     /// registers, ORed into its line with two vector ORs. One call per
     /// chunk. (A mask built word by word in a stack array, then ORed into
-    /// the line, made inserts cost 2.6x a query.)
+    /// the line, made inserts measurably slower; docs/benchmarks.md,
+    /// "Figures moved from the code's docs".)
     #[inline]
     pub(crate) fn block_set_chunk(
         self,
@@ -290,7 +291,8 @@ fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, at: &InBlock) {
 /// function: block, bounds check and probe together, six arguments in
 /// registers. (The hash stays in the caller: inlined there, it is
 /// specialised to the key's length; called from here, XXH3 ran its
-/// length dispatch and made the query 1.5x slower.)
+/// length dispatch and made the query slower: docs/benchmarks.md, issue
+/// 14's section.)
 #[target_feature(enable = "avx2")]
 fn block_contains_avx2<const SPLIT: bool>(
     words: &[u64],

@@ -155,7 +155,8 @@ impl Blocks {
     /// [`test_chunk`](Self::test_chunk) by the scalar probe, out of line
     /// like the vector probes' chunk functions: inlined into the batch
     /// pipeline beside their calls, its per-key loop lost registers to
-    /// them (4 more instructions per key).
+    /// them (more instructions per key; docs/benchmarks.md, "Figures moved
+    /// from the code's docs").
     #[inline(never)]
     fn test_chunk_scalar(
         &self,
@@ -233,8 +234,8 @@ impl Blocks {
     /// Plain words skip the mask: built in a stack array, it cost four
     /// zeroing stores, a read-modify-write per probe, and a failed store
     /// forward when read back as 16-byte vectors over the 8-byte ORs
-    /// (callgrind, 1% filters: 164 instructions per batch insert, hash
-    /// included, against 146 now; split-block 226 against 203).
+    /// (instruction counts in docs/benchmarks.md, "Figures moved from the
+    /// code's docs").
     #[inline(always)]
     pub(crate) fn set_chunk<W: WordsMut + ?Sized>(
         &self,

@@ -28,7 +28,8 @@ pub(crate) struct VectorProbe {
     /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
     /// at compile time; inserts by the scalar probe. (A field beside the
     /// token, not an enum with it: as an enum, the AVX2 batch calls
-    /// measured 6-10% slower, the same instructions per key.)
+    /// measured slower with the same instructions per key; docs/benchmarks.md,
+    /// "Figures moved from the code's docs".)
     wide: bool,
 }
 
@@ -104,7 +105,7 @@ impl VectorProbe {
     /// [`block_contains`](Self::block_contains) for an insert into plain
     /// words; `false` when there is no vector probe (nothing was set).
     /// `wide` has no insert: the scalar probe's ORs measured as fast or
-    /// faster (see `kernel/wide.rs`).
+    /// faster (see `layout/blocked/wide.rs`).
     #[inline(always)]
     pub(crate) fn block_insert(
         &self,

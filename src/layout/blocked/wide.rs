@@ -8,12 +8,11 @@
 //! words' order is the oracle's on any target.
 //!
 //! There is no `wide` insert: the scalar probe's ORs, one per probe into
-//! its word, measured as fast or faster (batch inserts at 1%, AVX-512
-//! build). Positions eight at a time, then the same ORs: 1-3% slower
-//! blocked (8.3-9.3 against 8.2-9.1 ns per key, though 107 against 124
-//! instructions), 12% slower split-block (two dependent vector multiplies
-//! ahead of the ORs); the AVX2 probe's mask built in registers: 15-18
-//! against 11-13 ns blocked (a loaded run).
+//! its word, measured as fast or faster than both `wide` forms tried
+//! (positions eight at a time, then the same ORs; the AVX2 probe's mask
+//! built in registers). Split-block suffers most: two dependent vector
+//! multiplies ahead of the ORs. Figures: docs/benchmarks.md, "Figures
+//! moved from the code's docs".
 
 #![forbid(unsafe_code)]
 
@@ -26,20 +25,12 @@ use crate::salts::SALTS;
 /// Whether [`super::VectorProbe`] runs this probe for
 /// [`Kernel::Wide`](crate::Kernel::Wide):
 /// only where `wide` has per-lane multiplies, shifts and shuffles in
-/// hardware. Instructions per batch call at 1%, hash included (callgrind,
-/// `examples/blocked_probe_cost`; blocked k = 6, split-block k = 7), this
-/// probe against the scalar one:
-///
-/// | build | blocked query | split-block query |
-/// |---|---|---|
-/// | AVX2 (`-C target-cpu=haswell`) | 88 / 153 | 99 / 220 |
-/// | default x86-64 (SSE2) | 185 / 161 | 213 / 217 |
-///
-/// SSE2 has no 32-bit lane multiply, no per-lane shift and no shuffle by
-/// a vector of indices, so `wide` runs those one lane at a time there and
-/// the blocked query costs 15% more than scalar: the scalar probe runs
-/// instead. Measured only on x86_64: other targets keep the scalar probe
-/// until measured.
+/// hardware. SSE2 has no 32-bit lane multiply, no per-lane shift and no
+/// shuffle by a vector of indices, so `wide` runs those one lane at a time
+/// there and its blocked query runs more instructions than the scalar
+/// probe, which runs instead (counts per build in docs/benchmarks.md,
+/// "Figures moved from the code's docs"). Measured only on x86_64: other
+/// targets keep the scalar probe until measured.
 pub(crate) const BLOCK_PROBE: bool = cfg!(target_feature = "avx2");
 
 /// Lanes 0..8 as a vector.
