@@ -1,20 +1,24 @@
 //! The blocked layouts' addressing as pure functions, the oracle of every
 //! probe: which block a key's h1 selects and which bit of it each probe's
-//! 32-bit value lands on. A leaf (it imports only the salts): the
-//! layout's scalar, `wide` and AVX2 probes (`super`, `super::wide`,
-//! `super::avx2`) share this one definition.
+//! 32-bit value lands on. A leaf (it imports only the salts, the block
+//! size and the multiply-high reduction): the layout's scalar, `wide` and
+//! AVX2 probes (`super`, `super::wide`, `super::avx2`) share this one
+//! definition.
 
 #![forbid(unsafe_code)]
 
+use crate::bits::Block;
 use crate::salts::SALTS;
+use crate::scheme::reduce;
 
-/// Bits per block.
-pub(crate) const BLOCK_BITS: u64 = 512;
+/// Bits per block: the storage's [`Block::BITS`], named for the layout.
+pub(crate) const BLOCK_BITS: u64 = Block::BITS;
 
-/// The block of a key among `blocks`, by multiply-high.
+/// The block of a key among `blocks`: the schemes' 64-bit multiply-high
+/// ([`reduce`]) of h1.
 #[inline(always)]
 pub(crate) fn block_index(h1: u64, blocks: u64) -> u64 {
-    ((u128::from(h1) * u128::from(blocks)) >> 64) as u64
+    reduce(h1, blocks)
 }
 
 /// The 32-bit input of probe `i`: the low half of h2 for even i, the high
@@ -34,7 +38,11 @@ pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
 /// block), `floor(512 / k)` for the split-block layout (k segments).
 #[inline(always)]
 pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
-    if split { 512 / k } else { 512 }
+    if split {
+        BLOCK_BITS as u32 / k
+    } else {
+        BLOCK_BITS as u32
+    }
 }
 
 /// The in-block bit (0..512) of probe `i` whose mixed 32-bit value is `x`:
