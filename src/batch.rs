@@ -42,7 +42,7 @@ use crate::filter::BloomFilter;
 use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
 use crate::hash::short::hash_into;
-use crate::hash::{Key, Secrets};
+use crate::hash::{Key, Secrets, split};
 use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
@@ -116,7 +116,7 @@ impl Stage {
         match plan {
             Plan::Blocks(p) => {
                 for (b, &h) in self.blocks.iter_mut().zip(hs) {
-                    *b = p.block(h as u64);
+                    *b = p.block(split(h).0);
                 }
             }
             Plan::Flat(spec) => {

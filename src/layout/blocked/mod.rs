@@ -165,7 +165,7 @@ impl Blocks {
         out: &mut [bool],
     ) {
         for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-            *o = self.test_line_scalar(words.line(b), (h >> 64) as u64);
+            *o = self.test_line_scalar(words.line(b), split(h).1);
         }
     }
 
@@ -220,7 +220,7 @@ impl Blocks {
         {
             return;
         }
-        let b = self.block(hash as u64);
+        let b = self.block(split(hash).0);
         self.set_chunk(words, &[b], &[hash]);
     }
 
@@ -250,7 +250,7 @@ impl Blocks {
             return;
         }
         for (&b, &h) in blocks.iter().zip(hashes) {
-            words.or_line(b, self.mask((h >> 64) as u64));
+            words.or_line(b, self.mask(split(h).1));
         }
     }
 
@@ -261,7 +261,7 @@ impl Blocks {
         let (lines, _) = words.as_chunks_mut::<8>();
         for (&b, &h) in blocks.iter().zip(hashes) {
             let line = &mut lines[b];
-            self.for_each_bit((h >> 64) as u64, |p| {
+            self.for_each_bit(split(h).1, |p| {
                 line[(p >> 6) as usize & 7] |= 1 << (p & 63);
             });
         }
@@ -589,7 +589,10 @@ mod tests {
                                 u128::from(next(&mut state)) << 64 | u128::from(next(&mut state))
                             })
                             .collect();
-                        let at: Vec<usize> = hashes.iter().map(|&h| b.block(h as u64)).collect();
+                        let at: Vec<usize> = hashes
+                            .iter()
+                            .map(|&h| b.block(crate::hash::split(h).0))
+                            .collect();
                         // Block 0 random, 1 full, 2 empty, 3 and 4 hold the
                         // chunk's keys but the last key's first bit.
                         let mut words: Vec<u64> =
@@ -599,7 +602,7 @@ mod tests {
                         let mut last = None;
                         for (&bl, &h) in at.iter().zip(&hashes) {
                             if bl >= 3 {
-                                let mask = b.mask((h >> 64) as u64);
+                                let mask = b.mask(crate::hash::split(h).1);
                                 for (w, m) in words[bl * 8..bl * 8 + 8].iter_mut().zip(mask) {
                                     *w |= m;
                                 }
@@ -616,7 +619,7 @@ mod tests {
                         b.set_chunk(&mut set[..], &at, &hashes);
                         let mut expect = words.clone();
                         for (&bl, &h) in at.iter().zip(&hashes) {
-                            let mask = scalar.mask((h >> 64) as u64);
+                            let mask = scalar.mask(crate::hash::split(h).1);
                             for (w, m) in expect[bl * 8..bl * 8 + 8].iter_mut().zip(mask) {
                                 *w |= m;
                             }
@@ -630,15 +633,15 @@ mod tests {
                         }
                         assert_eq!(single, expect, "{kernel:?} k={k} split={split} set");
                         for &h in &hashes {
-                            let line = &words.as_chunks::<8>().0[b.block(h as u64)];
-                            let expect = scalar.test_line_scalar(line, (h >> 64) as u64);
+                            let line = &words.as_chunks::<8>().0[b.block(crate::hash::split(h).0)];
+                            let expect = scalar.test_line_scalar(line, crate::hash::split(h).1);
                             assert_eq!(b.test(&words[..], h), expect, "{kernel:?} k={k}");
                         }
                         let mut out = vec![true; len];
                         b.test_chunk(&words, &at, &hashes, &mut out);
                         for (j, (&bl, &h)) in at.iter().zip(&hashes).enumerate() {
                             let line: &[u64; 8] = words[bl * 8..bl * 8 + 8].try_into().unwrap();
-                            let expect = scalar.test_line_scalar(line, (h >> 64) as u64);
+                            let expect = scalar.test_line_scalar(line, crate::hash::split(h).1);
                             assert_eq!(out[j], expect, "{kernel:?} k={k} split={split} j={j}");
                         }
                     }

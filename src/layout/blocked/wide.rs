@@ -158,7 +158,7 @@ pub(crate) fn block_test_chunk(
     ) {
         let (lines, _) = words.as_chunks::<8>();
         for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-            *o = block_test_in::<SPLIT>(&lines[b], (h >> 64) as u64, at);
+            *o = block_test_in::<SPLIT>(&lines[b], split(h).1, at);
         }
     }
     if at.step == 0 {
@@ -186,7 +186,7 @@ mod tests {
                 let at = InBlock::new(k, split);
                 for _ in 0..100 {
                     let hash = u128::from(next(&mut state)) << 64;
-                    let h2 = (hash >> 64) as u64;
+                    let h2 = crate::hash::split(hash).1;
                     let mut mask = [0u64; 8];
                     for i in 0..k {
                         let p = position(lane_hash(h2, i), i, k, split);
