@@ -115,6 +115,25 @@ impl InBlock {
     }
 }
 
+/// Sets in-block bit `p` (0 to 511) of a block's 8 words: the one way a
+/// key's mask is built, by the probes and the oracles alike.
+#[inline(always)]
+pub(crate) fn set_in_line(line: &mut [u64; 8], p: u32) {
+    line[(p >> 6) as usize & 7] |= 1 << (p & 63);
+}
+
+/// The oracle's in-block mask of a two-hash key (its h2): each probe's
+/// [`position`] set by [`set_in_line`]. The probes' fast masks are tested
+/// against it.
+#[cfg(test)]
+pub(crate) fn reference_mask(h2: u64, k: u32, split: bool) -> [u64; 8] {
+    let mut mask = [0u64; 8];
+    for i in 0..k {
+        set_in_line(&mut mask, position(lane_hash(h2, i), i, k, split));
+    }
+    mask
+}
+
 /// [`position`]'s scaling: `base + ((x >> 16) * seg >> 16)`, the top 16
 /// bits of `x` scaled to `[0, seg)`.
 #[inline(always)]
@@ -170,11 +189,7 @@ mod tests {
         for k in 1u32..=64 {
             for _ in 0..100 {
                 h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
-                let mut mask = [0u64; 8];
-                for i in 0..k {
-                    let p = position(lane_hash(h, i), i, k, true);
-                    mask[(p / 64) as usize] |= 1 << (p % 64);
-                }
+                let mask = reference_mask(h, k, true);
                 let ones: u32 = mask.iter().map(|w| w.count_ones()).sum();
                 assert_eq!(ones, k);
             }

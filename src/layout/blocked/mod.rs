@@ -41,7 +41,9 @@ mod wide;
 
 pub(crate) use probe::VectorProbe;
 
-pub(crate) use addressing::{BLOCK_BITS, InBlock, block_index, lane_hash, lane_input, position};
+pub(crate) use addressing::{
+    BLOCK_BITS, InBlock, block_index, lane_hash, lane_input, position, set_in_line,
+};
 
 use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
@@ -184,7 +186,7 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn mask(&self, h2: u64) -> [u64; 8] {
         let mut mask = [0u64; 8];
-        self.for_each_bit(h2, |p| mask[(p >> 6) as usize & 7] |= 1 << (p & 63));
+        self.for_each_bit(h2, |p| set_in_line(&mut mask, p));
         mask
     }
 
@@ -261,9 +263,7 @@ impl Blocks {
         let (lines, _) = words.as_chunks_mut::<8>();
         for (&b, &h) in blocks.iter().zip(hashes) {
             let line = &mut lines[b];
-            self.for_each_bit(split(h).1, |p| {
-                line[(p >> 6) as usize & 7] |= 1 << (p & 63);
-            });
+            self.for_each_bit(split(h).1, |p| set_in_line(line, p));
         }
     }
 
@@ -278,8 +278,7 @@ impl Blocks {
             if i == 0 {
                 block = self.block(h);
             }
-            let p = self.at.bit(h as u32, i);
-            mask[(p >> 6) as usize & 7] |= 1 << (p & 63);
+            set_in_line(&mut mask, self.at.bit(h as u32, i));
         }
         (block, mask)
     }
@@ -506,11 +505,7 @@ mod tests {
                 let b = Blocks::new(1, k, split, Kernel::Scalar);
                 for _ in 0..200 {
                     let h2 = next(&mut state);
-                    let mut naive = [0u64; 8];
-                    for i in 0..k {
-                        let p = position(lane_hash(h2, i), i, k, split);
-                        naive[(p / 64) as usize] |= 1 << (p % 64);
-                    }
+                    let naive = addressing::reference_mask(h2, k, split);
                     assert_eq!(b.mask(h2), naive, "k={k} split={split}");
                 }
             }

@@ -171,7 +171,7 @@ pub(crate) fn block_test_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::blocked::addressing::{lane_hash, position};
+    use crate::layout::blocked::addressing::reference_mask;
 
     use crate::test_support::next;
 
@@ -187,11 +187,7 @@ mod tests {
                 for _ in 0..100 {
                     let hash = u128::from(next(&mut state)) << 64;
                     let h2 = crate::hash::split(hash).1;
-                    let mut mask = [0u64; 8];
-                    for i in 0..k {
-                        let p = position(lane_hash(h2, i), i, k, split);
-                        mask[(p / 64) as usize] |= 1 << (p % 64);
-                    }
+                    let mask = reference_mask(h2, k, split);
                     assert!(block_contains(&mask, hash, 1, &at), "k={k} split={split}");
                     for (w, &m) in mask.iter().enumerate() {
                         let mut bits = m;
