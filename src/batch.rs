@@ -304,6 +304,13 @@ pub fn bitmap_words(n: usize) -> usize {
     n.div_ceil(64)
 }
 
+/// Records answer `hit` of key `i` in a zeroed bitmap: bit `i % 64` of
+/// word `i / 64` (the layout of every `contains_batch_bitmap`).
+#[inline(always)]
+pub(crate) fn set_answer(bitmap: &mut [u64], i: usize, hit: bool) {
+    bitmap[i / 64] |= u64::from(hit) << (i % 64);
+}
+
 /// Batch inserts and queries, pipelined in chunks of 32 keys with the
 /// filter's prefetch window ([`Prefetch`](crate::Prefetch)).
 impl BloomFilter {

@@ -241,7 +241,7 @@ macro_rules! read_only_methods {
         pub fn contains_batch_bitmap<K: $crate::Key>(&self, keys: &[K]) -> Vec<u64> {
             let mut out = vec![0; $crate::batch::bitmap_words(keys.len())];
             self.frozen()
-                .contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
+                .contains_keys_with(keys, |i, hit| $crate::batch::set_answer(&mut out, i, hit));
             out
         }
 
@@ -260,7 +260,7 @@ macro_rules! read_only_methods {
             $crate::Error::check_len("out", $crate::batch::bitmap_words(keys.len()), out.len())?;
             out.fill(0);
             self.frozen()
-                .contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
+                .contains_keys_with(keys, |i, hit| $crate::batch::set_answer(out, i, hit));
             Ok(())
         }
 
@@ -347,7 +347,7 @@ macro_rules! prehashed_queries {
             let mut out = vec![0; $crate::batch::bitmap_words(hashes.len())];
             self.frozen()
                 .contains_hashes_with(&self.plan, hashes, |i, hit| {
-                    out[i / 64] |= u64::from(hit) << (i % 64)
+                    $crate::batch::set_answer(&mut out, i, hit)
                 });
             out
         }
