@@ -264,6 +264,20 @@ impl Geometry {
         }
     }
 
+    /// Adds the parameters (layout, scheme, seed, `num_bits`, `num_hashes`)
+    /// to a filter type's `Debug` output: the fields every owned filter
+    /// shows, in this order.
+    pub(crate) fn debug_fields<'d, 'a, 'b>(
+        &self,
+        d: &'d mut std::fmt::DebugStruct<'a, 'b>,
+    ) -> &'d mut std::fmt::DebugStruct<'a, 'b> {
+        d.field("layout", &self.layout)
+            .field("scheme", &self.scheme)
+            .field("seed", &self.seed)
+            .field("num_bits", &self.num_bits)
+            .field("num_hashes", &self.num_hashes)
+    }
+
     /// Whether the layout splits blocks into segments.
     #[inline(always)]
     pub(crate) fn split(&self) -> bool {
