@@ -51,7 +51,7 @@ use crate::bits::{Words, WordsMut};
 use crate::hash::{Key, hash128};
 use crate::kernel::Kernel;
 use crate::layout::Layout;
-use crate::layout::blocked::{BLOCK_BITS, Blocks};
+use crate::layout::blocked::{BLOCK_BITS, Blocks, Segments};
 use crate::layout::flat::Flat;
 use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
@@ -158,7 +158,7 @@ impl Geometry {
             Layout::Blocked | Layout::SplitBlock => Probe::Blocks(Blocks::new(
                 range,
                 num_hashes,
-                layout == Layout::SplitBlock,
+                Segments::of(layout),
                 tuning.kernel,
             )),
         };
@@ -278,10 +278,10 @@ impl Geometry {
             .field("num_hashes", &self.num_hashes)
     }
 
-    /// Whether the layout splits blocks into segments.
+    /// How a blocked layout divides its blocks among a key's probes.
     #[inline(always)]
-    pub(crate) fn split(&self) -> bool {
-        self.layout == Layout::SplitBlock
+    pub(crate) fn segments(&self) -> Segments {
+        Segments::of(self.layout)
     }
 
     /// The bit positions of a key by the layout's oracle, in probe order.

@@ -153,7 +153,7 @@ impl<'a> Frozen<'a> {
                 partitioned::estimated_len(&self.native_words(), g.range, g.num_hashes)
             }
             Layout::Blocked | Layout::SplitBlock => {
-                blocked::estimated_len(g.split(), &self.native_words(), g.range, g.num_hashes)
+                blocked::estimated_len(g.segments(), &self.native_words(), g.range, g.num_hashes)
             }
         }
     }
@@ -174,7 +174,7 @@ impl<'a> Frozen<'a> {
                 partitioned::current_fpr(&self.native_words(), g.range, g.num_hashes)
             }
             Layout::Blocked | Layout::SplitBlock => {
-                blocked::current_fpr(g.split(), &self.native_words(), g.range, g.num_hashes)
+                blocked::current_fpr(g.segments(), &self.native_words(), g.range, g.num_hashes)
             }
         };
         g.layout

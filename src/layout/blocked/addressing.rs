@@ -34,14 +34,34 @@ pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
     lane_input(h2, i).wrapping_mul(SALTS[i as usize])
 }
 
+/// How a block is divided among a key's probes: the one difference
+/// between the blocked layout ([`One`](Self::One) segment, the whole
+/// block, for every probe) and the split-block layout
+/// ([`PerProbe`](Self::PerProbe): k segments of `floor(512 / k)` bits,
+/// probe i in segment i). The vector probes take it as a const generic
+/// `SPLIT: bool` (`true` for `PerProbe`), an enum not being a const
+/// generic on stable Rust.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Segments {
+    /// The blocked layout: every probe anywhere in the block.
+    One,
+    /// The split-block layout: one segment per probe.
+    PerProbe,
+}
+
+impl Segments {
+    /// Both, for the tests.
+    #[cfg(test)]
+    pub(crate) const ALL: [Segments; 2] = [Segments::One, Segments::PerProbe];
+}
+
 /// The bits of one probe's segment: 512 for the blocked layout (the whole
 /// block), `floor(512 / k)` for the split-block layout (k segments).
 #[inline(always)]
-pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
-    if split {
-        BLOCK_BITS as u32 / k
-    } else {
-        BLOCK_BITS as u32
+pub(crate) const fn segment_bits(k: u32, segs: Segments) -> u32 {
+    match segs {
+        Segments::PerProbe => BLOCK_BITS as u32 / k,
+        Segments::One => BLOCK_BITS as u32,
     }
 }
 
@@ -51,13 +71,17 @@ pub(crate) const fn segment_bits(k: u32, split: bool) -> u32 {
 /// `[0, S)`; for a power-of-two `S` this is the top `log2 S` bits of `x`
 /// (blocked: `x >> 23`).
 #[inline(always)]
-pub(crate) fn position(x: u32, i: u32, k: u32, split: bool) -> u32 {
-    let seg = segment_bits(k, split);
-    position_in(x, seg, if split { i * seg } else { 0 })
+pub(crate) fn position(x: u32, i: u32, k: u32, segs: Segments) -> u32 {
+    let seg = segment_bits(k, segs);
+    let base = match segs {
+        Segments::PerProbe => i * seg,
+        Segments::One => 0,
+    };
+    position_in(x, seg, base)
 }
 
 /// The in-block addressing constants of a blocked or split-block filter,
-/// derived once from (k, split) so that no probe recomputes them per key:
+/// derived once from (k, [`Segments`]) so that no probe recomputes them per key:
 /// probe i of a key lands on bit `i * step + ((x_i >> 16) * seg >> 16)` of
 /// its block ([`position`]), which is `i * step + (x_i >> shift)` when
 /// `seg` is a power of two (every blocked filter: `x_i >> 23`).
@@ -79,12 +103,15 @@ pub(crate) struct InBlock {
 
 impl InBlock {
     /// The constants for k probes (1 to 64) in a plain or split block.
-    pub(crate) const fn new(k: u32, split: bool) -> Self {
-        let seg = segment_bits(k, split);
+    pub(crate) const fn new(k: u32, segs: Segments) -> Self {
+        let seg = segment_bits(k, segs);
         Self {
             k,
             seg,
-            step: if split { seg } else { 0 },
+            step: match segs {
+                Segments::PerProbe => seg,
+                Segments::One => 0,
+            },
             shift: if seg.is_power_of_two() {
                 32 - seg.trailing_zeros()
             } else {
@@ -99,6 +126,17 @@ impl InBlock {
                 }
                 lanes
             },
+        }
+    }
+
+    /// How the block is divided: one segment per probe where consecutive
+    /// probes' segments are apart.
+    #[inline(always)]
+    pub(crate) fn segments(&self) -> Segments {
+        if self.step != 0 {
+            Segments::PerProbe
+        } else {
+            Segments::One
         }
     }
 
@@ -126,10 +164,10 @@ pub(crate) fn set_in_line(line: &mut [u64; 8], p: u32) {
 /// [`position`] set by [`set_in_line`]. The probes' fast masks are tested
 /// against it.
 #[cfg(test)]
-pub(crate) fn reference_mask(h2: u64, k: u32, split: bool) -> [u64; 8] {
+pub(crate) fn reference_mask(h2: u64, k: u32, segs: Segments) -> [u64; 8] {
     let mut mask = [0u64; 8];
     for i in 0..k {
-        set_in_line(&mut mask, position(lane_hash(h2, i), i, k, split));
+        set_in_line(&mut mask, position(lane_hash(h2, i), i, k, segs));
     }
     mask
 }
@@ -150,19 +188,19 @@ mod tests {
     /// group's lane mask has one lane per remaining probe.
     #[test]
     fn in_block_constants_match_position() {
-        for split in [false, true] {
+        for segs in Segments::ALL {
             for k in 1..=64 {
-                let at = InBlock::new(k, split);
+                let at = InBlock::new(k, segs);
                 let lanes = at.last_lanes.iter().filter(|&&l| l == -1).count() as u32;
                 assert_eq!(lanes, k - 8 * (k.div_ceil(8) - 1), "k={k}");
                 assert!(at.last_lanes.iter().all(|&l| l == 0 || l == -1));
-                assert_eq!(split, at.step != 0);
+                assert_eq!(segs, at.segments());
                 let mut x = 0x2545_f491u32;
                 for i in 0..k {
                     for _ in 0..64 {
                         x = x.wrapping_mul(0x9e37_79b9).wrapping_add(0x7f4a_7c15);
                         for v in [x, 0, u32::MAX] {
-                            assert_eq!(at.bit(v, i), position(v, i, k, split), "k={k} i={i}");
+                            assert_eq!(at.bit(v, i), position(v, i, k, segs), "k={k} i={i}");
                         }
                     }
                 }
@@ -176,7 +214,7 @@ mod tests {
             let seg = 512 / k;
             for x in [0u32, 1, u32::MAX, 0x8000_0000, 0x1234_5678] {
                 for i in 0..k {
-                    let p = position(x, i, k, true);
+                    let p = position(x, i, k, Segments::PerProbe);
                     assert!((i * seg..(i + 1) * seg).contains(&p), "k={k} i={i} p={p}");
                 }
             }
@@ -189,7 +227,7 @@ mod tests {
         for k in 1u32..=64 {
             for _ in 0..100 {
                 h = h.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17);
-                let mask = reference_mask(h, k, true);
+                let mask = reference_mask(h, k, Segments::PerProbe);
                 let ones: u32 = mask.iter().map(|w| w.count_ones()).sum();
                 assert_eq!(ones, k);
             }
@@ -211,11 +249,11 @@ mod tests {
             ] {
                 for i in 0..k {
                     assert_eq!(
-                        position(x, i, k, true),
+                        position(x, i, k, Segments::PerProbe),
                         (i << seg_log) + (x >> (32 - seg_log))
                     );
                 }
-                assert_eq!(position(x, 0, k, false), x >> 23);
+                assert_eq!(position(x, 0, k, Segments::One), x >> 23);
             }
         }
     }

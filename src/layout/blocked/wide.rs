@@ -171,7 +171,7 @@ pub(crate) fn block_test_chunk(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::blocked::addressing::reference_mask;
+    use crate::layout::blocked::addressing::{Segments, reference_mask};
 
     use crate::test_support::next;
 
@@ -181,20 +181,20 @@ mod tests {
     #[test]
     fn wide_probe_equals_the_oracle() {
         let mut state = 3;
-        for split in [false, true] {
+        for segs in Segments::ALL {
             for k in 1..=64 {
-                let at = InBlock::new(k, split);
+                let at = InBlock::new(k, segs);
                 for _ in 0..100 {
                     let hash = u128::from(next(&mut state)) << 64;
-                    let h2 = crate::hash::split(hash).1;
-                    let mask = reference_mask(h2, k, split);
-                    assert!(block_contains(&mask, hash, 1, &at), "k={k} split={split}");
+                    let h2 = split(hash).1;
+                    let mask = reference_mask(h2, k, segs);
+                    assert!(block_contains(&mask, hash, 1, &at), "k={k} {segs:?}");
                     for (w, &m) in mask.iter().enumerate() {
                         let mut bits = m;
                         while bits != 0 {
                             let mut line = [u64::MAX; 8];
                             line[w] &= !(bits & bits.wrapping_neg());
-                            assert!(!block_test(&line, h2, &at), "k={k} split={split}");
+                            assert!(!block_test(&line, h2, &at), "k={k} {segs:?}");
                             bits &= bits - 1;
                         }
                     }
@@ -203,7 +203,7 @@ mod tests {
                     let expect = (0..8).all(|w| mask[w] & !line[w] == 0);
                     let mut out = [!expect];
                     block_test_chunk(&line, &[0], &[hash], &at, &mut out);
-                    assert_eq!(out[0], expect, "k={k} split={split}");
+                    assert_eq!(out[0], expect, "k={k} {segs:?}");
                 }
             }
         }
