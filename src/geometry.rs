@@ -70,7 +70,7 @@ pub(crate) enum Probe {
 /// batch prefetch mode. A filter's own option (builder, `set_kernel`,
 /// `set_prefetch`), not process state, so that tests and threads cannot
 /// race on it. Never changes an answer, so it is not part of a filter's
-/// identity: any two compare equal.
+/// identity: it has no `PartialEq`, and [`Geometry`]'s leaves it out.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tuning {
     pub(crate) kernel: Kernel,
@@ -105,17 +105,10 @@ pub(crate) fn check_prefetch_distance(chunks: u32) -> Result<u32, crate::Error> 
     }
 }
 
-impl PartialEq for Tuning {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for Tuning {}
-
 /// The parameters that determine where a key's bits are (everything but the
-/// bits themselves).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// bits themselves), what is derived from them, and how the probes run.
+/// Equal when the defining parameters are (see its `PartialEq`).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Geometry {
     pub(crate) layout: Layout,
     pub(crate) scheme: Scheme,
@@ -125,12 +118,25 @@ pub(crate) struct Geometry {
     /// The probes' range: m for classic, m/k for partitioned, the number of
     /// 512-bit blocks for the blocked layouts.
     pub(crate) range: u64,
-    /// The offset between consecutive probes' ranges: 0 for classic, m/k for
-    /// partitioned (probe i lands in `[i*stride, i*stride + range)`).
-    pub(crate) stride: u64,
     pub(crate) probe: Probe,
     pub(crate) tuning: Tuning,
 }
+
+/// Two geometries are equal when the parameters that define a filter are:
+/// layout, scheme, seed, m and k. `range`, `stride` and `probe` are derived
+/// from them, and the [`Tuning`] (kernel, prefetch) never changes an answer,
+/// so two filters differing only in how their probes run compare equal.
+impl PartialEq for Geometry {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && self.scheme == other.scheme
+            && self.seed == other.seed
+            && self.num_bits == other.num_bits
+            && self.num_hashes == other.num_hashes
+    }
+}
+
+impl Eq for Geometry {}
 
 impl Geometry {
     /// The geometry of validated parameters (m >= k for partitioned, k >= 1),
@@ -142,6 +148,9 @@ impl Geometry {
         num_bits: u64,
         num_hashes: u32,
     ) -> Self {
+        // The probes' range, and the offset between consecutive probes' ranges
+        // (0 for classic, m/k for partitioned: probe i lands in
+        // `[i*stride, i*stride + range)`).
         let (range, stride) = match layout {
             Layout::Classic => (num_bits, 0),
             Layout::Partitioned => {
@@ -169,7 +178,6 @@ impl Geometry {
             num_bits,
             num_hashes,
             range,
-            stride,
             probe,
             tuning,
         }
