@@ -42,7 +42,8 @@ mod wide;
 pub(crate) use probe::VectorProbe;
 
 pub(crate) use addressing::{
-    BLOCK_BITS, InBlock, Segments, block_index, lane_hash, lane_input, position, set_in_line,
+    BLOCK_BITS, InBlockConstants, Segments, block_index, lane_hash, lane_input, position,
+    set_in_line,
 };
 
 use crate::Error;
@@ -63,9 +64,9 @@ use crate::salts::SALTS;
 pub(crate) struct Blocks {
     blocks: u64,
     /// Where each probe lands inside the block.
-    at: InBlock,
+    consts: InBlockConstants,
     /// The vector probe, if the kernel in use has one.
-    simd: VectorProbe,
+    vector: VectorProbe,
 }
 
 impl Blocks {
@@ -74,15 +75,15 @@ impl Blocks {
     pub(crate) fn new(blocks: u64, k: u32, segs: Segments, kernel: Kernel) -> Self {
         Self {
             blocks: blocks.max(1),
-            at: InBlock::new(k, segs),
-            simd: VectorProbe::for_kernel(kernel),
+            consts: InBlockConstants::new(k, segs),
+            vector: VectorProbe::for_kernel(kernel),
         }
     }
 
     /// The same probe, with the vector probe of `kernel`.
     pub(crate) fn with_kernel(self, kernel: Kernel) -> Self {
         Self {
-            simd: VectorProbe::for_kernel(kernel),
+            vector: VectorProbe::for_kernel(kernel),
             ..self
         }
     }
@@ -105,7 +106,7 @@ impl Blocks {
     #[inline(always)]
     fn for_each_bit(&self, h2: u64, mut f: impl FnMut(u32)) {
         let (lo, hi) = (h2 as u32, (h2 >> 32) as u32);
-        let InBlock { k, step, shift, .. } = self.at;
+        let InBlockConstants { k, step, shift, .. } = self.consts;
         let salts = &SALTS[..k as usize];
         if shift != 0 {
             let mut base = 0;
@@ -121,7 +122,7 @@ impl Blocks {
         } else {
             for (i, &salt) in (0..k).zip(salts) {
                 let x = lane_input(h2, i).wrapping_mul(salt);
-                f(self.at.bit(x, i));
+                f(self.consts.bit(x, i));
             }
         }
     }
@@ -130,7 +131,7 @@ impl Blocks {
     /// by the vector probe where there is one, else branch-free scalar code.
     #[inline(always)]
     pub(crate) fn test_line(&self, line: impl Line, h2: u64) -> bool {
-        match self.simd.block_test(&line, h2, self.at) {
+        match self.vector.block_test(&line, h2, self.consts) {
             Some(found) => found,
             None => self.test_line_scalar(line, h2),
         }
@@ -148,8 +149,8 @@ impl Blocks {
         out: &mut [bool],
     ) {
         if !self
-            .simd
-            .block_test_chunk(words, blocks, hashes, self.at, out)
+            .vector
+            .block_test_chunk(words, blocks, hashes, self.consts, out)
         {
             self.test_chunk_scalar(words, blocks, hashes, out);
         }
@@ -197,7 +198,9 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
         if let Some(plain) = words.as_plain()
-            && let Some(found) = self.simd.block_contains(plain, hash, self.blocks, &self.at)
+            && let Some(found) = self
+                .vector
+                .block_contains(plain, hash, self.blocks, &self.consts)
         {
             return found;
         }
@@ -219,7 +222,9 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn set<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
         if let Some(plain) = words.plain()
-            && self.simd.block_insert(plain, hash, self.blocks, &self.at)
+            && self
+                .vector
+                .block_insert(plain, hash, self.blocks, &self.consts)
         {
             return;
         }
@@ -246,7 +251,10 @@ impl Blocks {
         hashes: &[u128],
     ) {
         if let Some(plain) = words.plain() {
-            if self.simd.block_set_chunk(plain, blocks, hashes, self.at) {
+            if self
+                .vector
+                .block_set_chunk(plain, blocks, hashes, self.consts)
+            {
                 return;
             }
             self.set_chunk_scalar(plain, blocks, hashes);
@@ -274,12 +282,12 @@ impl Blocks {
     fn independent(&self, bytes: &[u8], seed: u64) -> (usize, [u64; 8]) {
         let mut mask = [0u64; 8];
         let mut block = 0;
-        for i in 0..self.at.k {
+        for i in 0..self.consts.k {
             let h = independent_hash(bytes, seed, i);
             if i == 0 {
                 block = self.block(h);
             }
-            set_in_line(&mut mask, self.at.bit(h as u32, i));
+            set_in_line(&mut mask, self.consts.bit(h as u32, i));
         }
         (block, mask)
     }
@@ -310,8 +318,8 @@ impl Blocks {
     /// The oracle: a key's bit positions in probe order, computed directly
     /// from [`block_index`], [`lane_hash`] and [`position`] (allocates).
     pub(crate) fn positions(&self, bytes: &[u8], seed: u64, two_hash: bool) -> Vec<u64> {
-        let k = self.at.k;
-        let segs = self.at.segments();
+        let k = self.consts.k;
+        let segs = self.consts.segments();
         let (block, xs): (u64, Vec<u32>) = if two_hash {
             let (h1, h2) = split(crate::hash::hash128(bytes, seed));
             (
@@ -499,7 +507,7 @@ mod tests {
         probes.push((
             "wide probe".into(),
             Blocks {
-                simd: VectorProbe::wide(),
+                vector: VectorProbe::wide(),
                 ..wide
             },
         ));
