@@ -253,12 +253,8 @@ impl BloomFilter {
 /// Shows the parameters, never the bits.
 impl std::fmt::Debug for AtomicBloomFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AtomicBloomFilter")
-            .field("layout", &self.geometry.layout)
-            .field("scheme", &self.geometry.scheme)
-            .field("seed", &self.geometry.seed)
-            .field("num_bits", &self.geometry.num_bits)
-            .field("num_hashes", &self.geometry.num_hashes)
+        self.geometry
+            .debug_fields(&mut f.debug_struct("AtomicBloomFilter"))
             .field("insert_calls", &self.insert_calls())
             .finish()
     }

@@ -40,7 +40,7 @@ use crate::filter::BloomFilter;
 use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
 use crate::hash::short::hash_into;
-use crate::hash::{Key, Secrets};
+use crate::hash::{Key, Secrets, split};
 use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
@@ -114,7 +114,7 @@ impl Stage {
         match plan {
             Plan::Blocks(p) => {
                 for (b, &h) in self.blocks.iter_mut().zip(hs) {
-                    *b = p.block(h as u64);
+                    *b = p.block(split(h).0);
                 }
             }
             Plan::Flat(spec) => {
@@ -300,6 +300,13 @@ pub(crate) fn copy_hashes(hashes: &[u128]) -> impl FnMut(usize, &mut [u128]) + '
 /// `ceil(n / 64)`: the words of a bitmap of n answers.
 pub fn bitmap_words(n: usize) -> usize {
     n.div_ceil(64)
+}
+
+/// Records answer `hit` of key `i` in a zeroed bitmap: bit `i % 64` of
+/// word `i / 64` (the layout of every `contains_batch_bitmap`).
+#[inline(always)]
+pub(crate) fn set_answer(bitmap: &mut [u64], i: usize, hit: bool) {
+    bitmap[i / 64] |= u64::from(hit) << (i % 64);
 }
 
 /// Batch inserts and queries, pipelined in chunks of 32 keys with the

@@ -206,12 +206,8 @@ impl Eq for BloomFilter {}
 /// Shows the parameters and the fill, never the bits.
 impl std::fmt::Debug for BloomFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BloomFilter")
-            .field("layout", &self.geometry.layout)
-            .field("scheme", &self.geometry.scheme)
-            .field("seed", &self.geometry.seed)
-            .field("num_bits", &self.geometry.num_bits)
-            .field("num_hashes", &self.geometry.num_hashes)
+        self.geometry
+            .debug_fields(&mut f.debug_struct("BloomFilter"))
             .field("insert_calls", &self.insert_calls)
             .field("count_ones", &self.count_ones())
             .finish()

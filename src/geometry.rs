@@ -51,7 +51,7 @@ use crate::bits::{Words, WordsMut};
 use crate::hash::{Key, hash128};
 use crate::kernel::Kernel;
 use crate::layout::Layout;
-use crate::layout::blocked::{BLOCK_BITS, Blocks};
+use crate::layout::blocked::{BLOCK_BITS, Blocks, Segments};
 use crate::layout::flat::Flat;
 use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
@@ -70,7 +70,7 @@ pub(crate) enum Probe {
 /// batch prefetch mode. A filter's own option (builder, `set_kernel`,
 /// `set_prefetch`), not process state, so that tests and threads cannot
 /// race on it. Never changes an answer, so it is not part of a filter's
-/// identity: any two compare equal.
+/// identity: it has no `PartialEq`, and [`Geometry`]'s leaves it out.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tuning {
     pub(crate) kernel: Kernel,
@@ -105,17 +105,10 @@ pub(crate) fn check_prefetch_distance(chunks: u32) -> Result<u32, crate::Error> 
     }
 }
 
-impl PartialEq for Tuning {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
-
-impl Eq for Tuning {}
-
 /// The parameters that determine where a key's bits are (everything but the
-/// bits themselves).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// bits themselves), what is derived from them, and how the probes run.
+/// Equal when the defining parameters are (see its `PartialEq`).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Geometry {
     pub(crate) layout: Layout,
     pub(crate) scheme: Scheme,
@@ -125,12 +118,25 @@ pub(crate) struct Geometry {
     /// The probes' range: m for classic, m/k for partitioned, the number of
     /// 512-bit blocks for the blocked layouts.
     pub(crate) range: u64,
-    /// The offset between consecutive probes' ranges: 0 for classic, m/k for
-    /// partitioned (probe i lands in `[i*stride, i*stride + range)`).
-    pub(crate) stride: u64,
     pub(crate) probe: Probe,
     pub(crate) tuning: Tuning,
 }
+
+/// Two geometries are equal when the parameters that define a filter are:
+/// layout, scheme, seed, m and k. `range`, `stride` and `probe` are derived
+/// from them, and the [`Tuning`] (kernel, prefetch) never changes an answer,
+/// so two filters differing only in how their probes run compare equal.
+impl PartialEq for Geometry {
+    fn eq(&self, other: &Self) -> bool {
+        self.layout == other.layout
+            && self.scheme == other.scheme
+            && self.seed == other.seed
+            && self.num_bits == other.num_bits
+            && self.num_hashes == other.num_hashes
+    }
+}
+
+impl Eq for Geometry {}
 
 impl Geometry {
     /// The geometry of validated parameters (m >= k for partitioned, k >= 1),
@@ -142,6 +148,9 @@ impl Geometry {
         num_bits: u64,
         num_hashes: u32,
     ) -> Self {
+        // The probes' range, and the offset between consecutive probes' ranges
+        // (0 for classic, m/k for partitioned: probe i lands in
+        // `[i*stride, i*stride + range)`).
         let (range, stride) = match layout {
             Layout::Classic => (num_bits, 0),
             Layout::Partitioned => {
@@ -158,7 +167,7 @@ impl Geometry {
             Layout::Blocked | Layout::SplitBlock => Probe::Blocks(Blocks::new(
                 range,
                 num_hashes,
-                layout == Layout::SplitBlock,
+                Segments::of(layout),
                 tuning.kernel,
             )),
         };
@@ -169,7 +178,6 @@ impl Geometry {
             num_bits,
             num_hashes,
             range,
-            stride,
             probe,
             tuning,
         }
@@ -264,10 +272,24 @@ impl Geometry {
         }
     }
 
-    /// Whether the layout splits blocks into segments.
+    /// Adds the parameters (layout, scheme, seed, `num_bits`, `num_hashes`)
+    /// to a filter type's `Debug` output: the fields every owned filter
+    /// shows, in this order.
+    pub(crate) fn debug_fields<'d, 'a, 'b>(
+        &self,
+        d: &'d mut std::fmt::DebugStruct<'a, 'b>,
+    ) -> &'d mut std::fmt::DebugStruct<'a, 'b> {
+        d.field("layout", &self.layout)
+            .field("scheme", &self.scheme)
+            .field("seed", &self.seed)
+            .field("num_bits", &self.num_bits)
+            .field("num_hashes", &self.num_hashes)
+    }
+
+    /// How a blocked layout divides its blocks among a key's probes.
     #[inline(always)]
-    pub(crate) fn split(&self) -> bool {
-        self.layout == Layout::SplitBlock
+    pub(crate) fn segments(&self) -> Segments {
+        Segments::of(self.layout)
     }
 
     /// The bit positions of a key by the layout's oracle, in probe order.

@@ -153,7 +153,7 @@ impl<'a> Frozen<'a> {
                 partitioned::estimated_len(&self.native_words(), g.range, g.num_hashes)
             }
             Layout::Blocked | Layout::SplitBlock => {
-                blocked::estimated_len(g.split(), &self.native_words(), g.range, g.num_hashes)
+                blocked::estimated_len(g.segments(), &self.native_words(), g.range, g.num_hashes)
             }
         }
     }
@@ -174,7 +174,7 @@ impl<'a> Frozen<'a> {
                 partitioned::current_fpr(&self.native_words(), g.range, g.num_hashes)
             }
             Layout::Blocked | Layout::SplitBlock => {
-                blocked::current_fpr(g.split(), &self.native_words(), g.range, g.num_hashes)
+                blocked::current_fpr(g.segments(), &self.native_words(), g.range, g.num_hashes)
             }
         };
         g.layout
@@ -241,7 +241,7 @@ macro_rules! read_only_methods {
         pub fn contains_batch_bitmap<K: $crate::Key>(&self, keys: &[K]) -> Vec<u64> {
             let mut out = vec![0; $crate::batch::bitmap_words(keys.len())];
             self.frozen()
-                .contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
+                .contains_keys_with(keys, |i, hit| $crate::batch::set_answer(&mut out, i, hit));
             out
         }
 
@@ -260,7 +260,7 @@ macro_rules! read_only_methods {
             $crate::Error::check_len("out", $crate::batch::bitmap_words(keys.len()), out.len())?;
             out.fill(0);
             self.frozen()
-                .contains_keys_with(keys, |i, hit| out[i / 64] |= u64::from(hit) << (i % 64));
+                .contains_keys_with(keys, |i, hit| $crate::batch::set_answer(out, i, hit));
             Ok(())
         }
 
@@ -347,7 +347,7 @@ macro_rules! prehashed_queries {
             let mut out = vec![0; $crate::batch::bitmap_words(hashes.len())];
             self.frozen()
                 .contains_hashes_with(&self.plan, hashes, |i, hit| {
-                    out[i / 64] |= u64::from(hit) << (i % 64)
+                    $crate::batch::set_answer(&mut out, i, hit)
                 });
             out
         }

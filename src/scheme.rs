@@ -175,16 +175,23 @@ pub fn reduce(hash: u64, range: u64) -> u64 {
 /// 128-bit key hash over `[0, range)`. See the module docs for the rules.
 #[inline(always)]
 pub fn start_and_stride(hash: u128, range: u64) -> (u64, u64) {
+    start_and_stride_in(hash, range, range.is_power_of_two())
+}
+
+/// [`start_and_stride`] with `pow2` (whether `range` is a power of two)
+/// given: the one definition, which [`Progression::start_and_stride`]
+/// calls with the flag it computed at construction.
+#[inline(always)]
+fn start_and_stride_in(hash: u128, range: u64, pow2: bool) -> (u64, u64) {
     let (h1, h2) = split(hash);
     let a = reduce(h1, range);
     let b = if range <= 1 {
         0
     } else {
-        let b = 1 + reduce(h2, range - 1);
         // For a power-of-two range, an even stride would revisit positions
         // after range/gcd steps; odd strides are coprime to the range. The
         // result stays below range because range - 1 is odd.
-        if range.is_power_of_two() { b | 1 } else { b }
+        (1 + reduce(h2, range - 1)) | u64::from(pow2)
     };
     (a, b)
 }
@@ -298,16 +305,7 @@ impl Progression {
     /// [`start_and_stride`] without the per-call power-of-two test.
     #[inline(always)]
     pub fn start_and_stride(&self, hash: u128) -> (u64, u64) {
-        let (h1, h2) = split(hash);
-        let range = self.range;
-        let a = reduce(h1, range);
-        let b = if range <= 1 {
-            0
-        } else {
-            let b = 1 + reduce(h2, range - 1);
-            b | u64::from(self.pow2)
-        };
-        (a, b)
+        start_and_stride_in(hash, self.range, self.pow2)
     }
 
     /// Calls `f(i, index)` for the first k indices of the key with this

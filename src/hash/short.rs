@@ -233,7 +233,10 @@ pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> 
             let rhi = rhi.add(hi.mul_lo(V::splat(PRIME64_2)));
             (avalanche(rlo), avalanche(rhi))
         }
-        Class::Empty => (V::splat(s.empty as u64), V::splat((s.empty >> 64) as u64)),
+        Class::Empty => {
+            let (lo, hi) = super::split(s.empty);
+            (V::splat(lo), V::splat(hi))
+        }
         // Never sent here (longer keys are hashed one at a time); the
         // value would be wrong, so make it loud in tests.
         Class::Long => unreachable!("inputs over 16 bytes are hashed one at a time"),

@@ -152,8 +152,7 @@ impl Layout {
         k: Option<u32>,
     ) -> Result<(u64, u32), Error> {
         if self.is_blocked() {
-            let split = self == Layout::SplitBlock;
-            return blocked::size_for(split, n, p, k, |m, k| self.fpr(scheme, m, n, k));
+            return blocked::size_for(n, p, k, |m, k| self.fpr(scheme, m, n, k));
         }
         let step = match self {
             Layout::Partitioned => u64::from,
@@ -209,7 +208,7 @@ impl Layout {
     /// The optimal k for m bits and n keys in this layout.
     pub(crate) fn optimal_hashes(self, m: u64, n: u64) -> u32 {
         if self.is_blocked() {
-            return blocked::optimal_hashes(self == Layout::SplitBlock, m, n);
+            return blocked::optimal_hashes(blocked::Segments::of(self), m, n);
         }
         crate::rates::optimal_hashes(m, n)
     }
@@ -255,8 +254,9 @@ impl Layout {
         let ideal = match self {
             Layout::Classic => classic_rate(m, n, k),
             Layout::Partitioned => partitioned::fpr(m, n, k),
-            Layout::Blocked => blocked::fpr(false, m, n, k),
-            Layout::SplitBlock => blocked::fpr(true, m, n, k),
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::fpr(blocked::Segments::of(self), m, n, k)
+            }
         };
         self.with_coincidences(scheme, m, n, k, ideal)
     }

@@ -27,6 +27,7 @@ use std::ops::Range;
 use crate::batch::{CHUNK, Plan, Stage};
 use crate::bits::Block;
 use crate::geometry::Tuning;
+use crate::hash::split;
 use crate::kernel::Kernel;
 use crate::layout::blocked::Blocks;
 use crate::partition;
@@ -100,7 +101,7 @@ fn set_blocks(p: &Blocks, words: &mut [u64], first: usize, hashes: &[u128], pf: 
     let mut ring = [[0usize; CHUNK]; 2];
     let locate = |blocks: &mut [usize; CHUNK], chunk: &[u128], words: &[u64]| {
         for (b, &h) in blocks.iter_mut().zip(chunk) {
-            *b = p.block(h as u64) - first;
+            *b = p.block(split(h).0) - first;
             if pf {
                 prefetch(words, *b * BLOCK_WORDS);
             }

@@ -41,12 +41,16 @@ mod wide;
 
 pub(crate) use probe::VectorProbe;
 
-pub(crate) use addressing::{BLOCK_BITS, InBlock, block_index, lane_hash, lane_input, position};
+pub(crate) use addressing::{
+    BLOCK_BITS, InBlockConstants, Segments, block_index, lane_hash, lane_input, position,
+    set_in_line,
+};
 
 use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
 use crate::kernel::Kernel;
+use crate::layout::Layout;
 use crate::limits::MAX_HASHES;
 use crate::rates::{blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr};
 use crate::salts::SALTS;
@@ -60,26 +64,26 @@ use crate::salts::SALTS;
 pub(crate) struct Blocks {
     blocks: u64,
     /// Where each probe lands inside the block.
-    at: InBlock,
+    consts: InBlockConstants,
     /// The vector probe, if the kernel in use has one.
-    simd: VectorProbe,
+    vector: VectorProbe,
 }
 
 impl Blocks {
     /// `blocks` blocks (at least 1), k probes (1 to 64), probed with the
     /// vector probe of `kernel` where it has one.
-    pub(crate) fn new(blocks: u64, k: u32, split: bool, kernel: Kernel) -> Self {
+    pub(crate) fn new(blocks: u64, k: u32, segs: Segments, kernel: Kernel) -> Self {
         Self {
             blocks: blocks.max(1),
-            at: InBlock::new(k, split),
-            simd: VectorProbe::for_kernel(kernel),
+            consts: InBlockConstants::new(k, segs),
+            vector: VectorProbe::for_kernel(kernel),
         }
     }
 
     /// The same probe, with the vector probe of `kernel`.
     pub(crate) fn with_kernel(self, kernel: Kernel) -> Self {
         Self {
-            simd: VectorProbe::for_kernel(kernel),
+            vector: VectorProbe::for_kernel(kernel),
             ..self
         }
     }
@@ -102,7 +106,7 @@ impl Blocks {
     #[inline(always)]
     fn for_each_bit(&self, h2: u64, mut f: impl FnMut(u32)) {
         let (lo, hi) = (h2 as u32, (h2 >> 32) as u32);
-        let InBlock { k, step, shift, .. } = self.at;
+        let InBlockConstants { k, step, shift, .. } = self.consts;
         let salts = &SALTS[..k as usize];
         if shift != 0 {
             let mut base = 0;
@@ -118,7 +122,7 @@ impl Blocks {
         } else {
             for (i, &salt) in (0..k).zip(salts) {
                 let x = lane_input(h2, i).wrapping_mul(salt);
-                f(self.at.bit(x, i));
+                f(self.consts.bit(x, i));
             }
         }
     }
@@ -127,7 +131,7 @@ impl Blocks {
     /// by the vector probe where there is one, else branch-free scalar code.
     #[inline(always)]
     pub(crate) fn test_line(&self, line: impl Line, h2: u64) -> bool {
-        match self.simd.block_test(&line, h2, self.at) {
+        match self.vector.block_test(&line, h2, self.consts) {
             Some(found) => found,
             None => self.test_line_scalar(line, h2),
         }
@@ -145,8 +149,8 @@ impl Blocks {
         out: &mut [bool],
     ) {
         if !self
-            .simd
-            .block_test_chunk(words, blocks, hashes, self.at, out)
+            .vector
+            .block_test_chunk(words, blocks, hashes, self.consts, out)
         {
             self.test_chunk_scalar(words, blocks, hashes, out);
         }
@@ -166,7 +170,7 @@ impl Blocks {
         out: &mut [bool],
     ) {
         for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-            *o = self.test_line_scalar(words.line(b), (h >> 64) as u64);
+            *o = self.test_line_scalar(words.line(b), split(h).1);
         }
     }
 
@@ -185,7 +189,7 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn mask(&self, h2: u64) -> [u64; 8] {
         let mut mask = [0u64; 8];
-        self.for_each_bit(h2, |p| mask[(p >> 6) as usize & 7] |= 1 << (p & 63));
+        self.for_each_bit(h2, |p| set_in_line(&mut mask, p));
         mask
     }
 
@@ -195,7 +199,9 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
         if let Some(plain) = words.as_plain()
-            && let Some(found) = self.simd.block_contains(plain, hash, self.blocks, &self.at)
+            && let Some(found) = self
+                .vector
+                .block_contains(plain, hash, self.blocks, &self.consts)
         {
             return found;
         }
@@ -217,11 +223,13 @@ impl Blocks {
     #[inline(always)]
     pub(crate) fn set<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
         if let Some(plain) = words.plain()
-            && self.simd.block_insert(plain, hash, self.blocks, &self.at)
+            && self
+                .vector
+                .block_insert(plain, hash, self.blocks, &self.consts)
         {
             return;
         }
-        let b = self.block(hash as u64);
+        let b = self.block(split(hash).0);
         self.set_chunk(words, &[b], &[hash]);
     }
 
@@ -244,14 +252,17 @@ impl Blocks {
         hashes: &[u128],
     ) {
         if let Some(plain) = words.plain() {
-            if self.simd.block_set_chunk(plain, blocks, hashes, self.at) {
+            if self
+                .vector
+                .block_set_chunk(plain, blocks, hashes, self.consts)
+            {
                 return;
             }
             self.set_chunk_scalar(plain, blocks, hashes);
             return;
         }
         for (&b, &h) in blocks.iter().zip(hashes) {
-            words.or_line(b, self.mask((h >> 64) as u64));
+            words.or_line(b, self.mask(split(h).1));
         }
     }
 
@@ -262,9 +273,7 @@ impl Blocks {
         let (lines, _) = words.as_chunks_mut::<8>();
         for (&b, &h) in blocks.iter().zip(hashes) {
             let line = &mut lines[b];
-            self.for_each_bit((h >> 64) as u64, |p| {
-                line[(p >> 6) as usize & 7] |= 1 << (p & 63);
-            });
+            self.for_each_bit(split(h).1, |p| set_in_line(line, p));
         }
     }
 
@@ -274,13 +283,12 @@ impl Blocks {
     fn independent(&self, bytes: &[u8], seed: u64) -> (usize, [u64; 8]) {
         let mut mask = [0u64; 8];
         let mut block = 0;
-        for i in 0..self.at.k {
+        for i in 0..self.consts.k {
             let h = independent_hash(bytes, seed, i);
             if i == 0 {
                 block = self.block(h);
             }
-            let p = self.at.bit(h as u32, i);
-            mask[(p >> 6) as usize & 7] |= 1 << (p & 63);
+            set_in_line(&mut mask, self.consts.bit(h as u32, i));
         }
         (block, mask)
     }
@@ -311,8 +319,8 @@ impl Blocks {
     /// The oracle: a key's bit positions in probe order, computed directly
     /// from [`block_index`], [`lane_hash`] and [`position`] (allocates).
     pub(crate) fn positions(&self, bytes: &[u8], seed: u64, two_hash: bool) -> Vec<u64> {
-        let k = self.at.k;
-        let is_split = self.at.step != 0;
+        let k = self.consts.k;
+        let segs = self.consts.segments();
         let (block, xs): (u64, Vec<u32>) = if two_hash {
             let (h1, h2) = split(crate::hash::hash128(bytes, seed));
             (
@@ -327,33 +335,44 @@ impl Blocks {
             )
         };
         (0..k)
-            .map(|i| block * BLOCK_BITS + u64::from(position(xs[i as usize], i, k, is_split)))
+            .map(|i| block * BLOCK_BITS + u64::from(position(xs[i as usize], i, k, segs)))
             .collect()
     }
 }
 
+impl Segments {
+    /// The segments of a blocked layout's blocks: one per probe for
+    /// [`Layout::SplitBlock`], one otherwise ([`Layout::Blocked`]).
+    pub(crate) fn of(layout: Layout) -> Self {
+        if layout == Layout::SplitBlock {
+            Segments::PerProbe
+        } else {
+            Segments::One
+        }
+    }
+}
+
 /// The ideal-hashing rate of a blocked (or split-block) filter.
-pub(crate) fn fpr(split: bool, m: u64, n: u64, k: u32) -> f64 {
-    if split {
-        split_block_fpr(m, n, k)
-    } else {
-        blocked_fpr(m, n, k)
+pub(crate) fn fpr(segs: Segments, m: u64, n: u64, k: u32) -> f64 {
+    match segs {
+        Segments::PerProbe => split_block_fpr(m, n, k),
+        Segments::One => blocked_fpr(m, n, k),
     }
 }
 
 /// Whether k is offered by the layout: 1 to `MAX_HASHES` for both (the
 /// split-block layout cuts its block into k segments of `floor(512 / k)`
 /// bits; a power of two wastes no bit and k = 8 is one bit per word).
-pub(crate) fn valid_k(_split: bool, k: u32) -> bool {
+pub(crate) fn valid_k(k: u32) -> bool {
     (1..=MAX_HASHES).contains(&k)
 }
 
 /// The k values tried when sizing for p.
-fn candidates(split: bool, p: f64) -> Vec<u32> {
+fn candidates(p: f64) -> Vec<u32> {
     // The classic optimum is log2(1/p); blocked filters want a little less.
     let k0 = (1.0 / p).log2().round().clamp(1.0, f64::from(MAX_HASHES)) as u32;
     (1..=MAX_HASHES)
-        .filter(|&k| valid_k(split, k))
+        .filter(|&k| valid_k(k))
         .filter(|&k| 2 * k + 1 >= k0 && k <= k0 + 2)
         .collect()
 }
@@ -361,7 +380,6 @@ fn candidates(split: bool, p: f64) -> Vec<u32> {
 /// `(m, k)` for n keys at rate p; `fpr` is the layout's full rate (with the
 /// scheme's term).
 pub(crate) fn size_for(
-    split: bool,
     n: u64,
     p: f64,
     fixed_k: Option<u32>,
@@ -369,7 +387,7 @@ pub(crate) fn size_for(
 ) -> Result<(u64, u32), Error> {
     let ks = match fixed_k {
         Some(k) => vec![k],
-        None => candidates(split, p),
+        None => candidates(p),
     };
     if n == 0 {
         return Ok((BLOCK_BITS, ks[0].min(fixed_k.unwrap_or(1))));
@@ -381,7 +399,7 @@ pub(crate) fn size_for(
 }
 
 /// The k minimising the rate of m bits holding n keys.
-pub(crate) fn optimal_hashes(split: bool, m: u64, n: u64) -> u32 {
+pub(crate) fn optimal_hashes(segs: Segments, m: u64, n: u64) -> u32 {
     if n == 0 {
         return 1;
     }
@@ -391,7 +409,7 @@ pub(crate) fn optimal_hashes(split: bool, m: u64, n: u64) -> u32 {
     let lo = (hi / 2).max(1);
     let (mut best_k, mut best_p) = (0, f64::INFINITY);
     for k in lo..=hi {
-        let p = fpr(split, m, n, k);
+        let p = fpr(segs, m, n, k);
         if p < best_p {
             (best_k, best_p) = (k, p);
         }
@@ -405,21 +423,20 @@ fn ones(words: &[u64], start: u64, end: u64) -> u64 {
 }
 
 /// `(segments, segment bits)` of a block.
-fn segments(split: bool, k: u32) -> (u64, u64) {
-    if split {
-        (u64::from(k), BLOCK_BITS / u64::from(k))
-    } else {
-        (1, BLOCK_BITS)
+fn segments(segs: Segments, k: u32) -> (u64, u64) {
+    match segs {
+        Segments::PerProbe => (u64::from(k), BLOCK_BITS / u64::from(k)),
+        Segments::One => (1, BLOCK_BITS),
     }
 }
 
 /// The false-positive rate now: the mean over blocks of the block's rate
 /// given its fill.
-pub(crate) fn current_fpr(split: bool, words: &[u64], blocks: u64, k: u32) -> f64 {
-    let (segs, seg) = segments(split, k);
+pub(crate) fn current_fpr(segments_of: Segments, words: &[u64], blocks: u64, k: u32) -> f64 {
+    let (segs, seg) = segments(segments_of, k);
     let total: f64 = (0..blocks)
         .map(|b| {
-            if split {
+            if segments_of == Segments::PerProbe {
                 (0..segs)
                     .map(|s| {
                         let start = b * BLOCK_BITS + s * seg;
@@ -450,14 +467,15 @@ pub(crate) fn current_fpr(split: bool, words: &[u64], blocks: u64, k: u32) -> f6
 /// also makes the estimate's curvature (Jensen) bias k times smaller.
 /// Measured bias now under 0.1% for both at fills up to the design point
 /// (`tests/blocked.rs`).
-pub(crate) fn estimated_len(split: bool, words: &[u64], blocks: u64, k: u32) -> f64 {
-    let (segs, seg) = segments(split, k);
+pub(crate) fn estimated_len(segments_of: Segments, words: &[u64], blocks: u64, k: u32) -> f64 {
+    let (segs, seg) = segments(segments_of, k);
+    let per_probe = segments_of == Segments::PerProbe;
     let probed = segs * seg;
-    let per_key = if split { 1.0 } else { f64::from(k) };
+    let per_key = if per_probe { 1.0 } else { f64::from(k) };
     let per_bit = per_key * (-1.0 / seg as f64).ln_1p();
     (0..blocks)
         .map(|b| {
-            let x = if split {
+            let x = if per_probe {
                 (0..segs)
                     .map(|s| {
                         let start = b * BLOCK_BITS + s * seg;
@@ -481,16 +499,16 @@ mod tests {
     /// Every vector probe to check against the scalar one, named: each
     /// available kernel's, and `wide`'s even where the kernel does not
     /// choose it (`wide::BLOCK_PROBE`).
-    fn probes(blocks: u64, k: u32, split: bool) -> Vec<(String, Blocks)> {
+    fn probes(blocks: u64, k: u32, segs: Segments) -> Vec<(String, Blocks)> {
         let mut probes: Vec<(String, Blocks)> = Kernel::available()
             .into_iter()
-            .map(|kernel| (kernel.name().into(), Blocks::new(blocks, k, split, kernel)))
+            .map(|kernel| (kernel.name().into(), Blocks::new(blocks, k, segs, kernel)))
             .collect();
-        let wide = Blocks::new(blocks, k, split, Kernel::Scalar);
+        let wide = Blocks::new(blocks, k, segs, Kernel::Scalar);
         probes.push((
             "wide probe".into(),
             Blocks {
-                simd: VectorProbe::wide(),
+                vector: VectorProbe::wide(),
                 ..wide
             },
         ));
@@ -502,17 +520,13 @@ mod tests {
     #[test]
     fn mask_equals_the_positions_oracle() {
         let mut state = 1;
-        for split in [false, true] {
+        for segs in Segments::ALL {
             for k in 1..=MAX_HASHES {
-                let b = Blocks::new(1, k, split, Kernel::Scalar);
+                let b = Blocks::new(1, k, segs, Kernel::Scalar);
                 for _ in 0..200 {
                     let h2 = next(&mut state);
-                    let mut naive = [0u64; 8];
-                    for i in 0..k {
-                        let p = position(lane_hash(h2, i), i, k, split);
-                        naive[(p / 64) as usize] |= 1 << (p % 64);
-                    }
-                    assert_eq!(b.mask(h2), naive, "k={k} split={split}");
+                    let naive = addressing::reference_mask(h2, k, segs);
+                    assert_eq!(b.mask(h2), naive, "k={k} {segs:?}");
                 }
             }
         }
@@ -523,10 +537,10 @@ mod tests {
     #[test]
     fn every_kernel_probe_equals_the_scalar_probe() {
         let mut state = 7;
-        for split in [false, true] {
+        for segs in Segments::ALL {
             for k in 1..=MAX_HASHES {
-                let scalar = Blocks::new(1, k, split, Kernel::Scalar);
-                for (kernel, b) in probes(1, k, split) {
+                let scalar = Blocks::new(1, k, segs, Kernel::Scalar);
+                for (kernel, b) in probes(1, k, segs) {
                     for round in 0..300 {
                         let h2 = next(&mut state);
                         let mut line: [u64; 8] = std::array::from_fn(|_| next(&mut state));
@@ -545,7 +559,7 @@ mod tests {
                             assert_eq!(
                                 b.test_line(&candidate, h2),
                                 scalar.test_line_scalar(&candidate, h2),
-                                "{kernel:?} k={k} split={split}"
+                                "{kernel:?} k={k} {segs:?}"
                             );
                         }
                         assert!(b.test_line(&mask, h2), "{kernel:?} k={k}: own mask");
@@ -560,10 +574,7 @@ mod tests {
                                     *c &= own | line[0];
                                 }
                                 cleared[w] &= !bit;
-                                assert!(
-                                    !b.test_line(&cleared, h2),
-                                    "{kernel:?} k={k} split={split}"
-                                );
+                                assert!(!b.test_line(&cleared, h2), "{kernel:?} k={k} {segs:?}");
                                 m &= m - 1;
                             }
                         }
@@ -580,17 +591,17 @@ mod tests {
     fn every_kernel_chunk_probe_equals_the_scalar_probe() {
         let mut state = 11;
         let blocks = 5usize;
-        for split in [false, true] {
+        for segs in Segments::ALL {
             for k in 1..=MAX_HASHES {
-                let scalar = Blocks::new(blocks as u64, k, split, Kernel::Scalar);
-                for (kernel, b) in probes(blocks as u64, k, split) {
+                let scalar = Blocks::new(blocks as u64, k, segs, Kernel::Scalar);
+                for (kernel, b) in probes(blocks as u64, k, segs) {
                     for len in [0usize, 1, 7, 32] {
                         let hashes: Vec<u128> = (0..len)
                             .map(|_| {
                                 u128::from(next(&mut state)) << 64 | u128::from(next(&mut state))
                             })
                             .collect();
-                        let at: Vec<usize> = hashes.iter().map(|&h| b.block(h as u64)).collect();
+                        let at: Vec<usize> = hashes.iter().map(|&h| b.block(split(h).0)).collect();
                         // Block 0 random, 1 full, 2 empty, 3 and 4 hold the
                         // chunk's keys but the last key's first bit.
                         let mut words: Vec<u64> =
@@ -600,7 +611,7 @@ mod tests {
                         let mut last = None;
                         for (&bl, &h) in at.iter().zip(&hashes) {
                             if bl >= 3 {
-                                let mask = b.mask((h >> 64) as u64);
+                                let mask = b.mask(split(h).1);
                                 for (w, m) in words[bl * 8..bl * 8 + 8].iter_mut().zip(mask) {
                                     *w |= m;
                                 }
@@ -617,30 +628,30 @@ mod tests {
                         b.set_chunk(&mut set[..], &at, &hashes);
                         let mut expect = words.clone();
                         for (&bl, &h) in at.iter().zip(&hashes) {
-                            let mask = scalar.mask((h >> 64) as u64);
+                            let mask = scalar.mask(split(h).1);
                             for (w, m) in expect[bl * 8..bl * 8 + 8].iter_mut().zip(mask) {
                                 *w |= m;
                             }
                         }
-                        assert_eq!(set, expect, "{kernel:?} k={k} split={split} set");
+                        assert_eq!(set, expect, "{kernel:?} k={k} {segs:?} set");
                         // The single-key set and test (the fused vector
                         // calls on plain words) agree with the chunk's.
                         let mut single = words.clone();
                         for &h in &hashes {
                             b.set(&mut single[..], h);
                         }
-                        assert_eq!(single, expect, "{kernel:?} k={k} split={split} set");
+                        assert_eq!(single, expect, "{kernel:?} k={k} {segs:?} set");
                         for &h in &hashes {
-                            let line = &words.as_chunks::<8>().0[b.block(h as u64)];
-                            let expect = scalar.test_line_scalar(line, (h >> 64) as u64);
+                            let line = &words.as_chunks::<8>().0[b.block(split(h).0)];
+                            let expect = scalar.test_line_scalar(line, split(h).1);
                             assert_eq!(b.test(&words[..], h), expect, "{kernel:?} k={k}");
                         }
                         let mut out = vec![true; len];
                         b.test_chunk(&words, &at, &hashes, &mut out);
                         for (j, (&bl, &h)) in at.iter().zip(&hashes).enumerate() {
                             let line: &[u64; 8] = words[bl * 8..bl * 8 + 8].try_into().unwrap();
-                            let expect = scalar.test_line_scalar(line, (h >> 64) as u64);
-                            assert_eq!(out[j], expect, "{kernel:?} k={k} split={split} j={j}");
+                            let expect = scalar.test_line_scalar(line, split(h).1);
+                            assert_eq!(out[j], expect, "{kernel:?} k={k} {segs:?} j={j}");
                         }
                     }
                 }
@@ -652,21 +663,21 @@ mod tests {
     fn candidates_hold_the_optimum() {
         use crate::rates::smallest_bits;
         for p in [0.1, 0.01, 1e-3, 1e-4, 1e-6] {
-            for split in [false, true] {
-                let ks = candidates(split, p);
-                assert!(!ks.is_empty(), "p={p} split={split}");
+            for segs in Segments::ALL {
+                let ks = candidates(p);
+                assert!(!ks.is_empty(), "p={p} {segs:?}");
                 // The best k over every valid k is among the candidates.
                 let n = 100_000;
                 let best = (1..=MAX_HASHES)
-                    .filter(|&k| valid_k(split, k))
+                    .filter(|&k| valid_k(k))
                     .filter_map(|k| {
-                        smallest_bits(p, BLOCK_BITS, |m| fpr(split, m, n, k)).map(|m| (m, k))
+                        smallest_bits(p, BLOCK_BITS, |m| fpr(segs, m, n, k)).map(|m| (m, k))
                     })
                     .min()
                     .unwrap();
                 assert!(
                     ks.contains(&best.1),
-                    "p={p} split={split}: best {best:?} not in {ks:?}"
+                    "p={p} {segs:?}: best {best:?} not in {ks:?}"
                 );
             }
         }

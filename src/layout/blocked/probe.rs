@@ -5,7 +5,7 @@
 // The dispatch itself has no `unsafe`; the AVX2 probe's lives in `avx2`.
 #![forbid(unsafe_code)]
 
-use super::addressing::InBlock;
+use super::addressing::InBlockConstants;
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
 use super::wide;
@@ -72,14 +72,14 @@ impl VectorProbe {
         &self,
         line: &impl crate::bits::Line,
         h2: u64,
-        at: InBlock,
+        consts: InBlockConstants,
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            return Some(line.with_words(|words| avx2.block_test(words, h2, at)));
+            return Some(line.with_words(|words| avx2.block_test(words, h2, consts)));
         }
         self.wide
-            .then(|| line.with_words(|words| wide::block_test(words, h2, &at)))
+            .then(|| line.with_words(|words| wide::block_test(words, h2, &consts)))
     }
 
     /// Whether the key with this hash is possibly in a blocked-layout
@@ -92,14 +92,14 @@ impl VectorProbe {
         words: &[u64],
         hash: u128,
         blocks: u64,
-        at: &InBlock,
+        consts: &InBlockConstants,
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            return Some(avx2.block_contains(words, hash, blocks, at));
+            return Some(avx2.block_contains(words, hash, blocks, consts));
         }
         self.wide
-            .then(|| wide::block_contains(words, hash, blocks, at))
+            .then(|| wide::block_contains(words, hash, blocks, consts))
     }
 
     /// [`block_contains`](Self::block_contains) for an insert into plain
@@ -112,14 +112,14 @@ impl VectorProbe {
         words: &mut [u64],
         hash: u128,
         blocks: u64,
-        at: &InBlock,
+        consts: &InBlockConstants,
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            avx2.block_insert(words, hash, blocks, at);
+            avx2.block_insert(words, hash, blocks, consts);
             return true;
         }
-        let _ = (words, hash, blocks, at);
+        let _ = (words, hash, blocks, consts);
         false
     }
 
@@ -133,14 +133,14 @@ impl VectorProbe {
         words: &mut [u64],
         blocks: &[usize],
         hashes: &[u128],
-        at: InBlock,
+        consts: InBlockConstants,
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            avx2.block_set_chunk(words, blocks, hashes, at);
+            avx2.block_set_chunk(words, blocks, hashes, consts);
             return true;
         }
-        let _ = (words, blocks, hashes, at);
+        let _ = (words, blocks, hashes, consts);
         false
     }
 
@@ -153,16 +153,16 @@ impl VectorProbe {
         words: &[u64],
         blocks: &[usize],
         hashes: &[u128],
-        at: InBlock,
+        consts: InBlockConstants,
         out: &mut [bool],
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            avx2.block_test_chunk(words, blocks, hashes, at, out);
+            avx2.block_test_chunk(words, blocks, hashes, consts, out);
             return true;
         }
         if self.wide {
-            wide::block_test_chunk(words, blocks, hashes, &at, out);
+            wide::block_test_chunk(words, blocks, hashes, &consts, out);
         }
         self.wide
     }

@@ -18,7 +18,7 @@
 
 use wide::u32x8;
 
-use super::addressing::{InBlock, block_index};
+use super::addressing::{InBlockConstants, block_index};
 use crate::hash::split;
 use crate::salts::SALTS;
 
@@ -61,22 +61,22 @@ fn block_lanes(line: &[u64; 8]) -> [u32x8; 2] {
 }
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key whose
-/// [`probe_inputs`] are `x`: `layout::blocked::InBlock::bit` on eight
-/// lanes. `SPLIT` is whether the layout is split-block (`at.step != 0`), a
+/// [`probe_inputs`] are `x`: `layout::blocked::InBlockConstants::bit` on eight
+/// lanes. `SPLIT` is whether the layout is split-block (`consts.step != 0`), a
 /// parameter so that the blocked probe is one multiply and one shift.
 #[inline(always)]
-fn group_positions<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock) -> u32x8 {
+fn group_positions<const SPLIT: bool>(x: u32x8, g: u32, consts: &InBlockConstants) -> u32x8 {
     let salts: [u32; 8] = SALTS[8 * g as usize..][..8].try_into().unwrap_or_default();
     let y = x * u32x8::new(salts);
     if !SPLIT {
         return y >> 23u32;
     }
-    let offset = if at.shift != 0 {
-        y >> at.shift
+    let offset = if consts.shift != 0 {
+        y >> consts.shift
     } else {
-        ((y >> 16u32) * u32x8::splat(at.seg)) >> 16u32
+        ((y >> 16u32) * u32x8::splat(consts.seg)) >> 16u32
     };
-    offset + (IOTA + u32x8::splat(8 * g)) * u32x8::splat(at.step)
+    offset + (IOTA + u32x8::splat(8 * g)) * u32x8::splat(consts.step)
 }
 
 /// The probe bits of group `g` that are clear in the block whose sixteen
@@ -84,8 +84,14 @@ fn group_positions<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock) -> u32x8 {
 /// halves by a shuffle (index bit 3 chooses the half), its bit and-not
 /// that word.
 #[inline(always)]
-fn group_miss<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock, lo: u32x8, hi: u32x8) -> u32x8 {
-    let p = group_positions::<SPLIT>(x, g, at);
+fn group_miss<const SPLIT: bool>(
+    x: u32x8,
+    g: u32,
+    consts: &InBlockConstants,
+    lo: u32x8,
+    hi: u32x8,
+) -> u32x8 {
+    let p = group_positions::<SPLIT>(x, g, consts);
     let word = p >> 5u32;
     let index = word & u32x8::splat(7);
     let in_lo = (word & u32x8::splat(8)).simd_eq(u32x8::splat(0));
@@ -98,37 +104,46 @@ fn group_miss<const SPLIT: bool>(x: u32x8, g: u32, at: &InBlock, lo: u32x8, hi: 
 /// in `line`: the probes eight at a time, only the last group's lanes past
 /// k masked off, no branch on the data.
 #[inline(always)]
-fn block_test_in<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
+fn block_test_in<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
     let [lo, hi] = block_lanes(line);
     let x = probe_inputs(h2);
-    let last = if at.k <= 8 { 0 } else { at.k.div_ceil(8) - 1 };
+    let last = if consts.k <= 8 {
+        0
+    } else {
+        consts.k.div_ceil(8) - 1
+    };
     let mut miss = u32x8::splat(0);
     for g in 0..last {
-        miss |= group_miss::<SPLIT>(x, g, at, lo, hi);
+        miss |= group_miss::<SPLIT>(x, g, consts, lo, hi);
     }
-    let tail = group_miss::<SPLIT>(x, last, at, lo, hi);
-    miss |= tail & u32x8::new(bytemuck::cast(at.last_lanes));
+    let tail = group_miss::<SPLIT>(x, last, consts, lo, hi);
+    miss |= tail & u32x8::new(bytemuck::cast(consts.last_lanes));
     miss.simd_eq(u32x8::splat(0)).all()
 }
 
 /// Whether the k probe bits of a blocked-layout key (its h2) are all set in
 /// `line` (the oracle's bits: differential tests in `layout::blocked`).
 #[inline(never)]
-pub(crate) fn block_test(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
-    if at.step == 0 {
-        block_test_in::<false>(line, h2, at)
+pub(crate) fn block_test(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
+    if consts.step == 0 {
+        block_test_in::<false>(line, h2, consts)
     } else {
-        block_test_in::<true>(line, h2, at)
+        block_test_in::<true>(line, h2, consts)
     }
 }
 
 /// Whether the key with this hash is possibly in a blocked-layout filter of
 /// `blocks` blocks in plain `words`.
 #[inline(never)]
-pub(crate) fn block_contains(words: &[u64], hash: u128, blocks: u64, at: &InBlock) -> bool {
+pub(crate) fn block_contains(
+    words: &[u64],
+    hash: u128,
+    blocks: u64,
+    consts: &InBlockConstants,
+) -> bool {
     let (h1, h2) = split(hash);
     let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
-    block_test(line, h2, at)
+    block_test(line, h2, consts)
 }
 
 /// [`block_test`] for a chunk of keys, answers in `out`.
@@ -137,59 +152,55 @@ pub(crate) fn block_test_chunk(
     words: &[u64],
     blocks: &[usize],
     hashes: &[u128],
-    at: &InBlock,
+    consts: &InBlockConstants,
     out: &mut [bool],
 ) {
     fn run<const SPLIT: bool>(
         words: &[u64],
         blocks: &[usize],
         hashes: &[u128],
-        at: &InBlock,
+        consts: &InBlockConstants,
         out: &mut [bool],
     ) {
         let (lines, _) = words.as_chunks::<8>();
         for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-            *o = block_test_in::<SPLIT>(&lines[b], (h >> 64) as u64, at);
+            *o = block_test_in::<SPLIT>(&lines[b], split(h).1, consts);
         }
     }
-    if at.step == 0 {
-        run::<false>(words, blocks, hashes, at, out);
+    if consts.step == 0 {
+        run::<false>(words, blocks, hashes, consts, out);
     } else {
-        run::<true>(words, blocks, hashes, at, out);
+        run::<true>(words, blocks, hashes, consts, out);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::blocked::addressing::{lane_hash, position};
+    use crate::layout::blocked::addressing::{Segments, reference_mask};
 
     use crate::test_support::next;
 
-    /// The probe's own functions (whether or not `Simd` runs them in this
+    /// The probe's own functions (whether or not `VectorProbe` runs them in this
     /// build) against the addressing oracle: every k, both layouts, on the
     /// key's own bits, each of them cleared in turn, and random lines.
     #[test]
     fn wide_probe_equals_the_oracle() {
         let mut state = 3;
-        for split in [false, true] {
+        for segs in Segments::ALL {
             for k in 1..=64 {
-                let at = InBlock::new(k, split);
+                let consts = InBlockConstants::new(k, segs);
                 for _ in 0..100 {
                     let hash = u128::from(next(&mut state)) << 64;
-                    let h2 = (hash >> 64) as u64;
-                    let mut mask = [0u64; 8];
-                    for i in 0..k {
-                        let p = position(lane_hash(h2, i), i, k, split);
-                        mask[(p / 64) as usize] |= 1 << (p % 64);
-                    }
-                    assert!(block_contains(&mask, hash, 1, &at), "k={k} split={split}");
+                    let h2 = split(hash).1;
+                    let mask = reference_mask(h2, k, segs);
+                    assert!(block_contains(&mask, hash, 1, &consts), "k={k} {segs:?}");
                     for (w, &m) in mask.iter().enumerate() {
                         let mut bits = m;
                         while bits != 0 {
                             let mut line = [u64::MAX; 8];
                             line[w] &= !(bits & bits.wrapping_neg());
-                            assert!(!block_test(&line, h2, &at), "k={k} split={split}");
+                            assert!(!block_test(&line, h2, &consts), "k={k} {segs:?}");
                             bits &= bits - 1;
                         }
                     }
@@ -197,8 +208,8 @@ mod tests {
                         std::array::from_fn(|_| next(&mut state) | next(&mut state));
                     let expect = (0..8).all(|w| mask[w] & !line[w] == 0);
                     let mut out = [!expect];
-                    block_test_chunk(&line, &[0], &[hash], &at, &mut out);
-                    assert_eq!(out[0], expect, "k={k} split={split}");
+                    block_test_chunk(&line, &[0], &[hash], &consts, &mut out);
+                    assert_eq!(out[0], expect, "k={k} {segs:?}");
                 }
             }
         }
