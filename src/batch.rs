@@ -37,7 +37,6 @@
 
 use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
-use crate::geometry::Tuning;
 use crate::geometry::{Geometry, Probe};
 use crate::hash::short::hash_into;
 use crate::hash::{Key, Secrets, split};
@@ -45,6 +44,7 @@ use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
+use crate::tuning::Tuning;
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
 pub const CHUNK: usize = 32;

@@ -4,13 +4,14 @@
 
 use crate::Error;
 use crate::filter::BloomFilter;
-use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
+use crate::geometry::Geometry;
 use crate::hash::{DEFAULT_SEED, Key};
 use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::limits::{MAX_BITS, MAX_HASHES, check_fpr};
 use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
+use crate::tuning::Tuning;
 
 /// Builds a [`BloomFilter`] from either
 ///
@@ -159,7 +160,7 @@ impl Builder {
         let tuning = Tuning {
             kernel,
             prefetch: self.prefetch,
-            prefetch_distance: check_prefetch_distance(self.prefetch_distance)?,
+            prefetch_distance: Prefetch::check_distance(self.prefetch_distance)?,
         };
         BloomFilter::from_geometry(
             Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k).with_tuning(tuning),

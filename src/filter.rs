@@ -4,10 +4,11 @@
 
 use crate::Error;
 use crate::bits::AlignedWords;
-use crate::geometry::{Geometry, Tuning, check_prefetch_distance};
+use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::kernel::Kernel;
 use crate::prefetch::Prefetch;
+use crate::tuning::Tuning;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
 /// not in the set".
@@ -155,7 +156,7 @@ impl BloomFilter {
     /// [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE); the
     /// filter is then unchanged.
     pub fn set_prefetch_distance(&mut self, chunks: u32) -> Result<(), Error> {
-        self.geometry.tuning.prefetch_distance = check_prefetch_distance(chunks)?;
+        self.geometry.tuning.prefetch_distance = Prefetch::check_distance(chunks)?;
         Ok(())
     }
 

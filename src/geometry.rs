@@ -49,12 +49,11 @@ pub(crate) use parameter_getters;
 
 use crate::bits::{Words, WordsMut};
 use crate::hash::{Key, hash128};
-use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::layout::blocked::{BLOCK_BITS, Blocks, Segments};
 use crate::layout::flat::Flat;
-use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
+use crate::tuning::Tuning;
 
 /// A layout's probe: where a key's bits are, and how to test and set them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,46 +62,6 @@ pub(crate) enum Probe {
     Flat(Flat),
     /// Blocked and split-block.
     Blocks(Blocks),
-}
-
-/// How a filter's probes run, not what they compute: the index kernel of
-/// the batch paths (and the in-register block probe it brings) and the
-/// batch prefetch mode. A filter's own option (builder, `set_kernel`,
-/// `set_prefetch`), not process state, so that tests and threads cannot
-/// race on it. Never changes an answer, so it is not part of a filter's
-/// identity: it has no `PartialEq`, and [`Geometry`]'s leaves it out.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Tuning {
-    pub(crate) kernel: Kernel,
-    pub(crate) prefetch: Prefetch,
-    /// Chunks ahead, 1 to [`Prefetch::MAX_DISTANCE`](crate::Prefetch::MAX_DISTANCE).
-    pub(crate) prefetch_distance: u32,
-}
-
-impl Default for Tuning {
-    /// [`Kernel::auto`], [`Prefetch::Auto`], [`Prefetch::DEFAULT_DISTANCE`](crate::Prefetch::DEFAULT_DISTANCE).
-    fn default() -> Self {
-        Self {
-            kernel: Kernel::auto(),
-            prefetch: Prefetch::Auto,
-            prefetch_distance: Prefetch::DEFAULT_DISTANCE,
-        }
-    }
-}
-
-/// Checks a prefetch distance (chunks ahead).
-pub(crate) fn check_prefetch_distance(chunks: u32) -> Result<u32, crate::Error> {
-    if (1..=Prefetch::MAX_DISTANCE).contains(&chunks) {
-        Ok(chunks)
-    } else {
-        Err(crate::Error::invalid(
-            "prefetch_distance",
-            format!(
-                "must be between 1 and {} chunks, got {chunks}",
-                Prefetch::MAX_DISTANCE
-            ),
-        ))
-    }
 }
 
 /// The parameters that determine where a key's bits are (everything but the

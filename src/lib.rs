@@ -122,6 +122,7 @@ mod serde_impl;
 mod set_ops;
 #[cfg(test)]
 mod test_support;
+mod tuning;
 mod view;
 
 #[cfg(target_has_atomic = "64")]

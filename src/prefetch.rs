@@ -37,6 +37,22 @@ impl Prefetch {
     /// far more lines than a core can have in flight).
     pub const MAX_DISTANCE: u32 = 8;
 
+    /// Checks a prefetch distance (chunks ahead): 1 to [`Prefetch::MAX_DISTANCE`],
+    /// else an error naming `prefetch_distance`.
+    pub(crate) fn check_distance(chunks: u32) -> Result<u32, crate::Error> {
+        if (1..=Prefetch::MAX_DISTANCE).contains(&chunks) {
+            Ok(chunks)
+        } else {
+            Err(crate::Error::invalid(
+                "prefetch_distance",
+                format!(
+                    "must be between 1 and {} chunks, got {chunks}",
+                    Prefetch::MAX_DISTANCE
+                ),
+            ))
+        }
+    }
+
     /// Whether to prefetch a filter of `bytes` bytes.
     #[inline]
     pub(crate) fn applies_to(self, bytes: usize) -> bool {

@@ -209,6 +209,10 @@ pub fn reference_index(scheme: Scheme, a: u64, b: u64, i: u32, range: u64) -> u6
 
 /// The oracle for a whole key: the k indices over `[0, range)` of a key's
 /// bytes under `scheme` and `seed`. Allocates; for tests and tools.
+///
+/// # Panics
+/// If `range` is 0, like [`reference_index`] (a filter's range is at least
+/// 1; callers validate ranges at construction).
 pub fn reference_indices(scheme: Scheme, bytes: &[u8], seed: u64, range: u64, k: u32) -> Vec<u64> {
     match scheme {
         Scheme::Independent => (0..k)

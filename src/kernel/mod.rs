@@ -1,5 +1,7 @@
 //! The kernels: which vector code a filter runs ([`Kernel`], chosen per
-//! filter), and the flat layouts' index kernel.
+//! filter, here), and the flat layouts' index kernel (`flat.rs`: its spec
+//! and the chunk loop written once over lanes; `scalar.rs`, `wide.rs`,
+//! `avx2.rs`: the backends).
 //!
 //! # What a kernel selects
 //!
@@ -49,13 +51,14 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod flat;
 mod scalar;
 mod wide;
 
+pub(crate) use flat::flat_indices_in;
+pub use flat::{FlatSpec, flat_indices};
+
 use crate::Error;
-use crate::lanes::{Lanes64, MAX_LANES};
-use crate::limits::{MAX_BITS, MAX_HASHES};
-use crate::scheme::{Progression, Scheme};
 
 /// Which vector code a filter runs: the blocked layouts' block probe and the
 /// flat layouts' batch index kernel. Every kernel gives identical filters
@@ -150,128 +153,6 @@ impl Kernel {
     }
 }
 
-/// The geometry of a flat layout (classic, partitioned), as a kernel needs
-/// it: probe i of a key is `i * stride + g_i`, `g_i` the two-hash scheme's
-/// index over `[0, range)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FlatSpec {
-    pub(crate) progression: Progression,
-    pub(crate) stride: u64,
-    pub(crate) k: u32,
-}
-
-impl FlatSpec {
-    /// A two-hash `scheme` over `[0, range)` (1 to `MAX_BITS`), probe i
-    /// offset by `i * stride` (0 for classic, `range` for partitioned; `k *
-    /// stride` at most `MAX_BITS`), k from 1 to [`MAX_HASHES`].
-    ///
-    /// # Errors
-    /// [`Error::InvalidParameter`] naming `scheme`, `range`, `stride` or
-    /// `k`.
-    pub fn new(scheme: Scheme, range: u64, stride: u64, k: u32) -> Result<Self, Error> {
-        if !scheme.is_two_hash() {
-            return Err(Error::invalid(
-                "scheme",
-                "the kernels derive probes from one 128-bit hash: a two-hash scheme",
-            ));
-        }
-        if range == 0 || range > MAX_BITS {
-            return Err(Error::invalid(
-                "range",
-                format!("must be between 1 and {MAX_BITS}, got {range}"),
-            ));
-        }
-        check_k(k)?;
-        if stride
-            .checked_mul(u64::from(k))
-            .is_none_or(|s| s > MAX_BITS)
-        {
-            return Err(Error::invalid(
-                "stride",
-                format!("k * stride must be at most {MAX_BITS}, got {k} * {stride}"),
-            ));
-        }
-        Ok(Self {
-            progression: Progression::new(scheme, range),
-            stride,
-            k,
-        })
-    }
-
-    /// The spec of a validated flat layout's probe: its progression,
-    /// stride and k as the layout holds them (`layout::flat` makes it).
-    pub(crate) fn from_parts(progression: Progression, stride: u64, k: u32) -> Self {
-        Self {
-            progression,
-            stride,
-            k,
-        }
-    }
-}
-
-// ------------------------------------------------ the chunk loops, once --
-
-/// The k bit indices of each of `hashes` by `kernel`, probe-major (see the
-/// module docs).
-///
-/// # Errors
-/// [`Error::LengthMismatch`] naming `out` unless it holds exactly
-/// `k * hashes.len()` indices; [`Error::InvalidParameter`] naming
-/// `kernel` if this kernel is not available on this CPU.
-pub fn flat_indices(
-    kernel: Kernel,
-    spec: &FlatSpec,
-    hashes: &[u128],
-    out: &mut [u64],
-) -> Result<(), Error> {
-    kernel.check_available()?;
-    let expected = hashes.len().checked_mul(spec.k as usize);
-    Error::check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
-    kernel.flat_indices_unchecked(spec, hashes, out);
-    Ok(())
-}
-
-/// [`flat_indices`] over lanes `V`: the starts and strides by two
-/// multiply-highs per key, then the scheme's indices
-/// ([`Progression::lanes`]: the chain and the `f(i)` table, or the
-/// recurrence) on `V::N` keys at once, stored probe-major.
-#[inline(always)]
-pub(crate) fn flat_indices_in<V: Lanes64>(spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-    let n = hashes.len();
-    let prog = &spec.progression;
-    // The progression hands each probe's lanes to a closure that only
-    // keeps them: a closure is compiled without the caller's
-    // `target_feature` when the optimiser keeps it out of line (it did, for
-    // the 32-bit AVX2 lanes: 7x slower), so no vector instruction goes in
-    // it. The stores run here.
-    let mut probes = [V::splat(0); MAX_HASHES as usize];
-    for (c, hs) in hashes.chunks(V::N).enumerate() {
-        let (mut a, mut b) = ([0u64; MAX_LANES], [0u64; MAX_LANES]);
-        for (j, &h) in hs.iter().enumerate() {
-            (a[j], b[j]) = prog.start_and_stride(h);
-        }
-        prog.lanes(V::load(&a), V::load(&b), spec.k, |i, x| {
-            probes[i as usize] = x;
-            true
-        });
-        for (i, x) in (0..spec.k).zip(&probes) {
-            let at = i as usize * n + c * V::N;
-            x.store_offset(u64::from(i) * spec.stride, &mut out[at..at + hs.len()]);
-        }
-    }
-}
-
-fn check_k(k: u32) -> Result<(), Error> {
-    if (1..=MAX_HASHES).contains(&k) {
-        Ok(())
-    } else {
-        Err(Error::invalid(
-            "k",
-            format!("must be between 1 and {MAX_HASHES}, got {k}"),
-        ))
-    }
-}
-
 // ------------------------------------------------------------- dispatch --
 
 /// The kernel named by `LESSHASH_KERNEL`, if the variable is set.
@@ -323,15 +204,5 @@ mod tests {
         }
         assert_eq!(Kernel::from_name("avx512"), None);
         assert!(Kernel::available().contains(&Kernel::Scalar));
-    }
-
-    #[test]
-    fn specs_validate_and_name_the_parameter() {
-        let e = FlatSpec::new(Scheme::Independent, 10, 0, 3).unwrap_err();
-        assert!(e.to_string().contains("`scheme`"));
-        let e = FlatSpec::new(Scheme::default(), 0, 0, 3).unwrap_err();
-        assert!(e.to_string().contains("`range`"));
-        let e = FlatSpec::new(Scheme::default(), 10, MAX_BITS, 3).unwrap_err();
-        assert!(e.to_string().contains("`stride`"));
     }
 }

@@ -124,7 +124,7 @@ impl Layout {
     /// # Errors
     /// [`Error::InvalidParameter`] naming `bits` for a partitioned filter of
     /// fewer than k bits.
-    pub fn stored_bits(self, m: u64, k: u32) -> Result<u64, Error> {
+    pub(crate) fn stored_bits(self, m: u64, k: u32) -> Result<u64, Error> {
         match self {
             Layout::Classic => Ok(m),
             Layout::Partitioned => {

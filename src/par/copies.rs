@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use crate::batch::{Plan, insert_pipeline};
 use crate::bits::AlignedWords;
-use crate::geometry::Tuning;
+use crate::tuning::Tuning;
 
 /// Copies are used when their bytes are at most this many per key of the
 /// batch. The partitioned insert moves 16 or more per key, but zeroing and

@@ -26,12 +26,12 @@ use std::ops::Range;
 
 use crate::batch::{CHUNK, Plan, Stage};
 use crate::bits::Block;
-use crate::geometry::Tuning;
 use crate::hash::split;
 use crate::kernel::Kernel;
 use crate::layout::blocked::Blocks;
 use crate::partition;
 use crate::prefetch::prefetch;
+use crate::tuning::Tuning;
 
 /// Words per block.
 const BLOCK_WORDS: usize = (Block::BITS / 64) as usize;
