@@ -12,12 +12,16 @@
 //! layout's last bit are padding and stay zero, so counting ones over all
 //! words counts the filter's bits.
 //!
-//! # Why `unsafe` here
+//! # Allocation
 //!
-//! Filters of hundreds of MiB must not be zero-filled twice (once by the
-//! kernel when it maps fresh pages, once by a memset), and an impossible size
-//! must be an `Err`, not an abort. `std::alloc::alloc_zeroed` gives both; Vec
-//! has no fallible zeroed constructor. The one unsafe block is below.
+//! An impossible size must be an `Err`, not an abort, and a filter of
+//! hundreds of MiB should be zeroed by the allocator, not filled after.
+//! Vec has no fallible zeroed constructor; bytemuck's
+//! `try_zeroed_slice_box` is one (the global allocator's `alloc_zeroed`),
+//! with no `unsafe` here (see [`AlignedWords::zeroed`] for when its pages
+//! are zeroed lazily).
+
+#![forbid(unsafe_code)]
 
 use bytemuck::{Pod, Zeroable};
 
@@ -57,23 +61,19 @@ impl AlignedWords {
             bytes: u128::from(blocks) * 64,
         };
         let len = usize::try_from(blocks).map_err(|_| too_big())?;
-        if len == 0 {
-            return Ok(Self { blocks: Vec::new() });
-        }
-        let layout = std::alloc::Layout::array::<Block>(len).map_err(|_| too_big())?;
-        // SAFETY: `layout` has non-zero size (len > 0 and Block is 64 bytes).
-        // alloc_zeroed returns either null (handled) or a pointer to `len`
-        // zeroed Blocks allocated by the global allocator with exactly
-        // `Layout::array::<Block>(len)`, which is what Vec<Block> uses to
-        // deallocate a buffer of capacity `len`. All-zero bytes are a valid
-        // Block (it is `Zeroable`), so the `len` elements are initialised.
-        let blocks = unsafe {
-            let ptr = std::alloc::alloc_zeroed(layout).cast::<Block>();
-            if ptr.is_null() {
-                return Err(too_big());
-            }
-            Vec::from_raw_parts(ptr, len, len)
-        };
+        // bytemuck 1.25's `try_zeroed_slice_box` is the global allocator's
+        // `alloc_zeroed` with `Layout::array::<Block>(len)` (a dangling box
+        // for len 0), `Err` if the layout overflows or the allocator returns
+        // null; no memset of its own, so the pages are zeroed lazily exactly
+        // when the global allocator's `alloc_zeroed` does that. (std's
+        // `System` on Unix does only for alignments up to 16, through
+        // `calloc`; for `Block`'s 64 it allocates and then memsets, so a
+        // large filter is resident from the start, as it was when this
+        // called `alloc_zeroed` itself.) The box becomes the Vec without
+        // copying.
+        let blocks = bytemuck::allocation::try_zeroed_slice_box::<Block>(len)
+            .map_err(|()| too_big())?
+            .into_vec();
         Ok(Self { blocks })
     }
 

@@ -159,7 +159,7 @@ fn block_test_chunk_avx2<const SPLIT: bool>(
 ) {
     let (lines, _) = words.as_chunks::<8>();
     for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-        *o = block_test_avx2::<SPLIT>(&lines[b], (h >> 64) as u64, at);
+        *o = block_test_avx2::<SPLIT>(&lines[b], split(h).1, at);
     }
 }
 
@@ -172,7 +172,7 @@ fn block_set_chunk_avx2<const SPLIT: bool>(
 ) {
     let (lines, _) = words.as_chunks_mut::<8>();
     for (&b, &h) in blocks.iter().zip(hashes) {
-        or_mask::<SPLIT>(&mut lines[b], (h >> 64) as u64, at);
+        or_mask::<SPLIT>(&mut lines[b], split(h).1, at);
     }
 }
 
