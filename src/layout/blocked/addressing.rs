@@ -172,11 +172,6 @@ pub(crate) fn reference_mask(h2: u64, k: u32, segs: Segments) -> [u64; 8] {
     mask
 }
 
-/// The old name of [`InBlockConstants`], kept for `super::avx2` (not renamed in
-/// this change; its owner adapts it).
-#[cfg(target_arch = "x86_64")]
-pub(crate) type InBlock = InBlockConstants;
-
 /// [`position`]'s scaling: `base + ((x >> 16) * seg >> 16)`, the top 16
 /// bits of `x` scaled to `[0, seg)`.
 #[inline(always)]

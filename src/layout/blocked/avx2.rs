@@ -22,7 +22,7 @@ use core::arch::x86_64::{
     _mm256_srl_epi32, _mm256_srli_epi32, _mm256_sub_epi32, _mm256_testz_si256,
 };
 
-use super::addressing::{InBlock, block_index};
+use super::addressing::{InBlockConstants, block_index};
 use crate::cpu::Avx2;
 use crate::hash::split;
 use crate::salts::SALTS;
@@ -46,16 +46,16 @@ impl Avx2Probe {
     /// (`layout::blocked::position`; differential tests in
     /// `layout::blocked`).
     #[inline]
-    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, at: InBlock) -> bool {
+    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, consts: InBlockConstants) -> bool {
         // SAFETY: `self` holds an `Avx2` token, which exists only if the CPU
         // has AVX2 (`crate::cpu`),
         // the one precondition of calling a `target_feature(enable =
         // "avx2")` function; it reads only through a shared reference.
         unsafe {
-            if at.step == 0 {
-                block_test_avx2::<false>(line, h2, &at)
+            if consts.step == 0 {
+                block_test_avx2::<false>(line, h2, &consts)
             } else {
-                block_test_avx2::<true>(line, h2, &at)
+                block_test_avx2::<true>(line, h2, &consts)
             }
         }
     }
@@ -70,15 +70,15 @@ impl Avx2Probe {
         words: &[u64],
         hash: u128,
         blocks: u64,
-        at: &InBlock,
+        consts: &InBlockConstants,
     ) -> bool {
         // SAFETY: as in `block_test`: the token proves AVX2; shared
         // references only, indexing checked.
         unsafe {
-            if at.step == 0 {
-                block_contains_avx2::<false>(words, hash, blocks, at)
+            if consts.step == 0 {
+                block_contains_avx2::<false>(words, hash, blocks, consts)
             } else {
-                block_contains_avx2::<true>(words, hash, blocks, at)
+                block_contains_avx2::<true>(words, hash, blocks, consts)
             }
         }
     }
@@ -86,14 +86,20 @@ impl Avx2Probe {
     /// Sets the bits of the key with this hash:
     /// [`block_contains`](Self::block_contains) for an insert.
     #[inline]
-    pub(crate) fn block_insert(self, words: &mut [u64], hash: u128, blocks: u64, at: &InBlock) {
+    pub(crate) fn block_insert(
+        self,
+        words: &mut [u64],
+        hash: u128,
+        blocks: u64,
+        consts: &InBlockConstants,
+    ) {
         // SAFETY: as in `block_test`: the token proves AVX2; references
         // only, indexing checked.
         unsafe {
-            if at.step == 0 {
-                block_insert_avx2::<false>(words, hash, blocks, at)
+            if consts.step == 0 {
+                block_insert_avx2::<false>(words, hash, blocks, consts)
             } else {
-                block_insert_avx2::<true>(words, hash, blocks, at)
+                block_insert_avx2::<true>(words, hash, blocks, consts)
             }
         }
     }
@@ -110,15 +116,15 @@ impl Avx2Probe {
         words: &mut [u64],
         blocks: &[usize],
         hashes: &[u128],
-        at: InBlock,
+        consts: InBlockConstants,
     ) {
         // SAFETY: as in `block_test`: the token proves AVX2; references
         // only, indexing checked.
         unsafe {
-            if at.step == 0 {
-                block_set_chunk_avx2::<false>(words, blocks, hashes, &at)
+            if consts.step == 0 {
+                block_set_chunk_avx2::<false>(words, blocks, hashes, &consts)
             } else {
-                block_set_chunk_avx2::<true>(words, blocks, hashes, &at)
+                block_set_chunk_avx2::<true>(words, blocks, hashes, &consts)
             }
         }
     }
@@ -134,16 +140,16 @@ impl Avx2Probe {
         words: &[u64],
         blocks: &[usize],
         hashes: &[u128],
-        at: InBlock,
+        consts: InBlockConstants,
         out: &mut [bool],
     ) {
         // SAFETY: as in `block_test`: the token proves AVX2; shared and
         // exclusive references only, indexing checked.
         unsafe {
-            if at.step == 0 {
-                block_test_chunk_avx2::<false>(words, blocks, hashes, &at, out)
+            if consts.step == 0 {
+                block_test_chunk_avx2::<false>(words, blocks, hashes, &consts, out)
             } else {
-                block_test_chunk_avx2::<true>(words, blocks, hashes, &at, out)
+                block_test_chunk_avx2::<true>(words, blocks, hashes, &consts, out)
             }
         }
     }
@@ -154,12 +160,12 @@ fn block_test_chunk_avx2<const SPLIT: bool>(
     words: &[u64],
     blocks: &[usize],
     hashes: &[u128],
-    at: &InBlock,
+    consts: &InBlockConstants,
     out: &mut [bool],
 ) {
     let (lines, _) = words.as_chunks::<8>();
     for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-        *o = block_test_avx2::<SPLIT>(&lines[b], split(h).1, at);
+        *o = block_test_avx2::<SPLIT>(&lines[b], split(h).1, consts);
     }
 }
 
@@ -168,39 +174,39 @@ fn block_set_chunk_avx2<const SPLIT: bool>(
     words: &mut [u64],
     blocks: &[usize],
     hashes: &[u128],
-    at: &InBlock,
+    consts: &InBlockConstants,
 ) {
     let (lines, _) = words.as_chunks_mut::<8>();
     for (&b, &h) in blocks.iter().zip(hashes) {
-        or_mask::<SPLIT>(&mut lines[b], split(h).1, at);
+        or_mask::<SPLIT>(&mut lines[b], split(h).1, consts);
     }
 }
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key (`x`, its h2
 /// in both 64-bit halves of every lane pair, so lane j multiplies the low
-/// half for even j, the high half for odd j): `layout::blocked::InBlock::bit`
-/// on eight lanes. `SPLIT` is whether the layout is split-block (`at.step
+/// half for even j, the high half for odd j): `layout::blocked::InBlockConstants::bit`
+/// on eight lanes. `SPLIT` is whether the layout is split-block (`consts.step
 /// != 0`), a parameter so that the blocked probe compiles to one multiply
 /// and one shift (its segment is the whole 512-bit block: `x >> 23`).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, at: &InBlock) -> __m256i {
+fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, consts: &InBlockConstants) -> __m256i {
     let salts: [u32; 8] = SALTS[8 * g as usize..][..8].try_into().unwrap_or_default();
     let y = _mm256_mullo_epi32(x, bytemuck::cast(salts));
     if !SPLIT {
         return _mm256_srli_epi32::<23>(y);
     }
-    let offset = if at.shift != 0 {
-        _mm256_srl_epi32(y, _mm_cvtsi32_si128(at.shift as i32))
+    let offset = if consts.shift != 0 {
+        _mm256_srl_epi32(y, _mm_cvtsi32_si128(consts.shift as i32))
     } else {
-        let seg = _mm256_set1_epi32(at.seg as i32);
+        let seg = _mm256_set1_epi32(consts.seg as i32);
         _mm256_srli_epi32::<16>(_mm256_mullo_epi32(_mm256_srli_epi32::<16>(y), seg))
     };
     let iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let probe = _mm256_add_epi32(iota, _mm256_set1_epi32((8 * g) as i32));
     _mm256_add_epi32(
         offset,
-        _mm256_mullo_epi32(probe, _mm256_set1_epi32(at.step as i32)),
+        _mm256_mullo_epi32(probe, _mm256_set1_epi32(consts.step as i32)),
     )
 }
 
@@ -210,16 +216,16 @@ fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, at: &InBlock) -> __m25
 /// negative or above 31 for every other word (`vpsllvd` gives 0 there).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_mask_avx2<const SPLIT: bool>(h2: u64, at: &InBlock) -> [__m256i; 2] {
+fn block_mask_avx2<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i; 2] {
     let x = _mm256_set1_epi64x(h2 as i64);
     let one = _mm256_set1_epi32(1);
     // The first bit of each 32-bit word of the two halves.
     let first_lo = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
     let first_hi = _mm256_add_epi32(first_lo, _mm256_set1_epi32(256));
     let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-    for g in 0..at.k.div_ceil(8) {
-        let p = group_positions::<SPLIT>(x, g, at);
-        for j in 0..(at.k - 8 * g).min(8) {
+    for g in 0..consts.k.div_ceil(8) {
+        let p = group_positions::<SPLIT>(x, g, consts);
+        for j in 0..(consts.k - 8 * g).min(8) {
             // Lane j everywhere, in registers (a store of `p` and scalar
             // reloads stalled on store forwarding).
             let pj = _mm256_permutevar8x32_epi32(p, _mm256_set1_epi32(j as i32));
@@ -232,7 +238,7 @@ fn block_mask_avx2<const SPLIT: bool>(h2: u64, at: &InBlock) -> [__m256i; 2] {
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) -> bool {
+fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
     let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
@@ -240,13 +246,20 @@ fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) ->
     // Groups of eight probes; only the last has lanes past k, masked off.
     // k <= 8 (the common case: every p above 0.4%) is its own straight-line
     // path, one group with constant salts.
-    let last = if at.k <= 8 { 0 } else { at.k.div_ceil(8) - 1 };
+    let last = if consts.k <= 8 {
+        0
+    } else {
+        consts.k.div_ceil(8) - 1
+    };
     let mut miss = _mm256_setzero_si256();
     for g in 0..last {
-        miss = _mm256_or_si256(miss, group_miss::<SPLIT>(x, g, at, lo_words, hi_words));
+        miss = _mm256_or_si256(miss, group_miss::<SPLIT>(x, g, consts, lo_words, hi_words));
     }
-    let tail = group_miss::<SPLIT>(x, last, at, lo_words, hi_words);
-    miss = _mm256_or_si256(miss, _mm256_and_si256(tail, bytemuck::cast(at.last_lanes)));
+    let tail = group_miss::<SPLIT>(x, last, consts, lo_words, hi_words);
+    miss = _mm256_or_si256(
+        miss,
+        _mm256_and_si256(tail, bytemuck::cast(consts.last_lanes)),
+    );
     _mm256_testz_si256(miss, miss) == 1
 }
 
@@ -259,11 +272,11 @@ fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, at: &InBlock) ->
 fn group_miss<const SPLIT: bool>(
     x: __m256i,
     g: u32,
-    at: &InBlock,
+    consts: &InBlockConstants,
     lo_words: __m256i,
     hi_words: __m256i,
 ) -> __m256i {
-    let p = group_positions::<SPLIT>(x, g, at);
+    let p = group_positions::<SPLIT>(x, g, consts);
     let word = _mm256_srli_epi32::<5>(p);
     let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo_words, word));
     let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi_words, word));
@@ -281,8 +294,8 @@ fn group_miss<const SPLIT: bool>(
 /// ORs the mask of a key (its h2) into its line.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, at: &InBlock) {
-    let [lo, hi] = block_mask_avx2::<SPLIT>(h2, at);
+fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockConstants) {
+    let [lo, hi] = block_mask_avx2::<SPLIT>(h2, consts);
     let [a, c]: [__m256i; 2] = bytemuck::cast(*line);
     *line = bytemuck::cast([_mm256_or_si256(a, lo), _mm256_or_si256(c, hi)]);
 }
@@ -298,17 +311,22 @@ fn block_contains_avx2<const SPLIT: bool>(
     words: &[u64],
     hash: u128,
     blocks: u64,
-    at: &InBlock,
+    consts: &InBlockConstants,
 ) -> bool {
     let (h1, h2) = split(hash);
     let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
-    block_test_avx2::<SPLIT>(line, h2, at)
+    block_test_avx2::<SPLIT>(line, h2, consts)
 }
 
 /// [`block_contains_avx2`] for an insert.
 #[target_feature(enable = "avx2")]
-fn block_insert_avx2<const SPLIT: bool>(words: &mut [u64], hash: u128, blocks: u64, at: &InBlock) {
+fn block_insert_avx2<const SPLIT: bool>(
+    words: &mut [u64],
+    hash: u128,
+    blocks: u64,
+    consts: &InBlockConstants,
+) {
     let (h1, h2) = split(hash);
     let line = &mut words.as_chunks_mut::<8>().0[block_index(h1, blocks) as usize];
-    or_mask::<SPLIT>(line, h2, at);
+    or_mask::<SPLIT>(line, h2, consts);
 }
