@@ -11,7 +11,7 @@ use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, with_filter};
 use crate::batch::{PARALLEL_FROM, Sink, feed};
-use crate::errors::{at_path, read_only, to_py, unsigned, with_prefix};
+use crate::errors::{at_path, named, read_only, to_py, unsigned, with_prefix};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
 use crate::shared::{Shared, compare, read_both, write_from};
@@ -69,34 +69,19 @@ impl BloomFilter {
     }
 }
 
-fn parse_layout(name: &str) -> PyResult<Layout> {
-    Layout::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown layout {name:?}: expected one of 'blocked', 'split-block', 'classic', \
-             'partitioned'"
-        ))
-    })
-}
-
-fn parse_scheme(layout: Layout, name: Option<&str>) -> PyResult<Scheme> {
-    match name {
-        None => Ok(layout.default_scheme()),
-        Some(name) => Scheme::from_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown scheme {name:?}: expected one of 'double', 'enhanced-cube', \
-                 'enhanced-square', 'independent'"
-            ))
-        }),
-    }
-}
-
 fn builder(
-    layout: &str,
+    layout: Option<&str>,
     scheme: Option<&str>,
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<lesshash::Builder> {
-    let layout = parse_layout(layout)?;
-    let scheme = parse_scheme(layout, scheme)?;
+    let layout = match layout {
+        None => Layout::default(),
+        Some(name) => named!("layout", name, Layout)?,
+    };
+    let scheme = match scheme {
+        None => layout.default_scheme(),
+        Some(name) => named!("scheme", name, Scheme)?,
+    };
     let seed = match seed {
         None => DEFAULT_SEED,
         Some(s) => unsigned(s, "seed")?,
@@ -172,17 +157,17 @@ fn contains<K: lesshash::Key + Sync>(filter: &Backing, keys: &[K], out: &mut [bo
 impl BloomFilter {
     /// A filter for `expected_items` keys at false-positive rate `fpr`.
     ///
-    /// `layout`: ``"blocked"`` (default: one cache line per key),
+    /// `layout`: ``"blocked"`` (the default: one cache line per key),
     /// ``"split-block"``, ``"classic"`` or ``"partitioned"``. `scheme`: how
     /// the k probes derive from the hash (``"double"``, ``"enhanced-cube"``,
     /// ``"enhanced-square"``, ``"independent"``); the layout's default when
     /// omitted. `seed`: a 64-bit seed (filters combine only with equal seeds).
     #[new]
-    #[pyo3(signature = (expected_items, fpr, layout = "blocked", scheme = None, seed = None))]
+    #[pyo3(signature = (expected_items, fpr, layout = None, scheme = None, seed = None))]
     fn new(
         expected_items: &Bound<'_, PyAny>,
         fpr: f64,
-        layout: &str,
+        layout: Option<&str>,
         scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -199,12 +184,12 @@ impl BloomFilter {
     /// classic and partitioned layouts grow `bits` to a prime range with a
     /// two-hash scheme; the blocked layouts to whole 512-bit blocks).
     #[classmethod]
-    #[pyo3(signature = (bits, hashes, layout = "blocked", scheme = None, seed = None))]
+    #[pyo3(signature = (bits, hashes, layout = None, scheme = None, seed = None))]
     fn from_bits(
         _cls: &Bound<'_, PyType>,
         bits: &Bound<'_, PyAny>,
         hashes: &Bound<'_, PyAny>,
-        layout: &str,
+        layout: Option<&str>,
         scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
 use crate::batch::{PARALLEL_FROM, Sink, feed};
-use crate::errors::{to_py, unsigned};
+use crate::errors::{named, to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
 use crate::shared::{Shared, compare, write_from};
@@ -29,16 +29,6 @@ impl CountMinSketch {
         Self {
             inner: Shared::new(inner),
         }
-    }
-}
-
-fn parse_scheme(name: &str) -> PyResult<CountMinScheme> {
-    match name {
-        "double" => Ok(CountMinScheme::DoubleHashing),
-        "independent" => Ok(CountMinScheme::Independent),
-        other => Err(PyValueError::new_err(format!(
-            "unknown scheme {other:?}: expected 'double' or 'independent'"
-        ))),
     }
 }
 
@@ -143,19 +133,23 @@ impl CountMinSketch {
     /// (prime for ``"double"``) and `depth`. `conservative=True` turns on
     /// conservative update (smaller overestimates; merge still adds).
     #[new]
-    #[pyo3(signature = (epsilon = None, delta = None, *, width = None, depth = None, scheme = "double", seed = None, conservative = false))]
+    #[pyo3(signature = (epsilon = None, delta = None, *, width = None, depth = None, scheme = None, seed = None, conservative = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         epsilon: Option<f64>,
         delta: Option<f64>,
         width: Option<&Bound<'_, PyAny>>,
         depth: Option<&Bound<'_, PyAny>>,
-        scheme: &str,
+        scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
         conservative: bool,
     ) -> PyResult<Self> {
+        let scheme = match scheme {
+            None => CountMinScheme::default(),
+            Some(name) => named!("scheme", name, CountMinScheme)?,
+        };
         let mut b = lesshash::CountMinSketch::builder()
-            .scheme(parse_scheme(scheme)?)
+            .scheme(scheme)
             .conservative(conservative);
         if epsilon.is_none() && delta.is_none() && width.is_none() && depth.is_none() {
             return Err(PyValueError::new_err(

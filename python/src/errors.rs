@@ -32,6 +32,34 @@ pub fn with_prefix(err: Error, prefix: &str) -> PyErr {
     }
 }
 
+/// The crate's value called `name` (`from_name`: the type's own parser), or
+/// a `ValueError` naming the argument `what` and listing the names of `all`
+/// (the type's `ALL`) as the valid choices.
+pub fn choice<T: Copy>(
+    what: &str,
+    name: &str,
+    from_name: impl FnOnce(&str) -> Option<T>,
+    all: &[T],
+    name_of: impl Fn(T) -> &'static str,
+) -> PyResult<T> {
+    from_name(name).ok_or_else(|| {
+        let choices: Vec<String> = all.iter().map(|&v| format!("'{}'", name_of(v))).collect();
+        PyValueError::new_err(format!(
+            "unknown {what} {name:?}: expected one of {}",
+            choices.join(", ")
+        ))
+    })
+}
+
+/// [`choice`] for a crate type `$ty` with `from_name`, `ALL` and `name`
+/// (`Layout`, `Scheme`, `CountMinScheme`).
+macro_rules! named {
+    ($what:literal, $name:expr, $ty:ty) => {
+        $crate::errors::choice($what, $name, <$ty>::from_name, &<$ty>::ALL, <$ty>::name)
+    };
+}
+pub(crate) use named;
+
 /// A non-negative 64-bit integer argument, with errors that name it.
 pub fn unsigned(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
     if !obj.is_instance_of::<PyInt>() && !obj.hasattr(pyo3::intern!(obj.py(), "__index__"))? {

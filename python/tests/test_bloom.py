@@ -7,6 +7,7 @@ import copy
 import math
 import os
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -166,6 +167,36 @@ def test_from_bits():
 def test_bad_parameters_name_the_parameter(args, kwargs, exc, words):
     with pytest.raises(exc, match=words):
         BloomFilter(*args, **kwargs)
+
+
+def _choices(message):
+    """The quoted names after "expected one of" in an error message."""
+    return re.findall(r"'([^']*)'", message.split("expected one of", 1)[1])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: BloomFilter(1000, 0.01, **kw),
+        lambda **kw: BloomFilter.from_bits(1000, 3, **kw),
+    ],
+)
+def test_unknown_names_list_every_choice(make):
+    """An unknown layout or scheme is refused with the crate's list of names
+    (its `Layout::ALL`, `Scheme::ALL`): each one, once, and each accepted."""
+    with pytest.raises(ValueError, match="unknown layout") as err:
+        make(layout="round")
+    assert sorted(_choices(str(err.value))) == sorted(LAYOUTS)
+    with pytest.raises(ValueError, match="unknown scheme") as err:
+        make(scheme="triple")
+    assert sorted(_choices(str(err.value))) == sorted(SCHEMES)
+    for layout in LAYOUTS:
+        assert make(layout=layout).layout == layout
+    # Omitted or None: the crate's default layout, and the layout's own
+    # default scheme.
+    for bf in (make(), make(layout=None), make(layout=None, scheme=None)):
+        assert (bf.layout, bf.scheme) == ("blocked", "double")
+    assert make(layout="classic").scheme == "enhanced-cube"
 
 
 def test_bad_geometry():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -143,6 +144,19 @@ def test_merge_and_mismatch():
 def test_bad_parameters(kwargs, exc, words):
     with pytest.raises(exc, match=words):
         CountMinSketch(**kwargs)
+
+
+def test_schemes_by_name():
+    """The crate's `CountMinScheme` names: each accepted, `double` (the
+    crate's default) when omitted, an unknown one refused with the list."""
+    for scheme in ("double", "independent"):
+        assert CountMinSketch(0.01, 0.01, scheme=scheme).scheme == scheme
+    assert CountMinSketch(0.01, 0.01).scheme == "double"
+    assert CountMinSketch(0.01, 0.01, scheme=None).scheme == "double"
+    with pytest.raises(ValueError, match="unknown scheme") as err:
+        CountMinSketch(0.01, 0.01, scheme="enhanced-cube")
+    choices = re.findall(r"'([^']*)'", str(err.value).split("expected one of", 1)[1])
+    assert sorted(choices) == ["double", "independent"]
 
 
 def test_bytes_pickle_save_load(tmp_path):
