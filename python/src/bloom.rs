@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, with_filter};
-use crate::batch::{PARALLEL_FROM, Sink, feed};
+use crate::batch::{Keys, PARALLEL_FROM, answers, feed, with_keys};
 use crate::errors::{at_path, named, read_only, to_py, unsigned, with_prefix};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -95,62 +95,25 @@ fn builder(
 /// Batch inserts, on rayon's threads from [`PARALLEL_FROM`] keys on (the
 /// crate's parallel insert is bit-identical to the sequential one). Made
 /// only for a writable filter ([`BloomFilter::writable`]).
-struct Insert<'a>(&'a Shared<Backing>);
-
-impl Sink for Insert<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
-        self.0.write_detached(py, |f| insert(f, keys));
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
-        self.0.write_detached(py, |f| insert(f, keys));
-    }
-}
-
-fn insert<K: lesshash::Key + Sync>(filter: &mut Backing, keys: &[K]) {
+fn insert(filter: &mut Backing, keys: Keys<'_>) {
     let Some(filter) = filter.owned_mut() else {
         return; // a map: refused by the caller before the keys were read
     };
-    if keys.len() >= PARALLEL_FROM {
-        filter.par_insert_batch(keys);
+    with_keys!(keys, k => if k.len() >= PARALLEL_FROM {
+        filter.par_insert_batch(k);
     } else {
-        filter.insert_batch(keys);
-    }
-}
-
-struct Contains<'a> {
-    filter: &'a Shared<Backing>,
-    out: Vec<bool>,
-}
-
-impl Contains<'_> {
-    /// Room for `n` more answers; returns where they go.
-    fn room(&mut self, n: usize) -> &mut [bool] {
-        let start = self.out.len();
-        self.out.resize(start + n, false);
-        &mut self.out[start..]
-    }
-}
-
-impl Sink for Contains<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
-        let filter = self.filter;
-        let out = self.room(keys.len());
-        filter.read_detached(py, |f| contains(f, keys, out));
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
-        let filter = self.filter;
-        let out = self.room(keys.len());
-        filter.read_detached(py, |f| contains(f, keys, out));
-    }
-}
-
-fn contains<K: lesshash::Key + Sync>(filter: &Backing, keys: &[K], out: &mut [bool]) {
-    // Lengths agree by construction: the only error the batch can return.
-    let _ = with_filter!(filter, f => if keys.len() >= PARALLEL_FROM {
-        f.par_contains_batch(keys, out)
-    } else {
-        f.contains_batch(keys, out)
+        filter.insert_batch(k);
     });
+}
+
+/// Batch queries, on rayon's threads from [`PARALLEL_FROM`] keys on.
+fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) {
+    // Lengths agree by construction: the only error the batch can return.
+    let _ = with_filter!(filter, f => with_keys!(keys, k => if k.len() >= PARALLEL_FROM {
+        f.par_contains_batch(k, out)
+    } else {
+        f.contains_batch(k, out)
+    }));
 }
 
 #[pymethods]
@@ -270,7 +233,9 @@ impl BloomFilter {
     /// keys.
     fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
         self.writable(keys.py(), "add keys")?;
-        feed(keys, &mut Insert(&self.inner))
+        feed(keys, |py, keys, _| {
+            self.inner.write_detached(py, |f| insert(f, keys))
+        })
     }
 
     /// Adds every key of an iterable (as `set.update`); same as `add_many`.
@@ -286,12 +251,10 @@ impl BloomFilter {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let mut sink = Contains {
-            filter: &self.inner,
-            out: Vec::new(),
-        };
-        feed(keys, &mut sink)?;
-        Ok(sink.out.into_pyarray(py))
+        let out = answers(keys, |py, keys, out| {
+            self.inner.read_detached(py, |f| contains(f, keys, out));
+        })?;
+        Ok(out.into_pyarray(py))
     }
 
     /// The union with `other` as a new filter (both must have equal layout,

@@ -97,6 +97,25 @@ def test_large_batches_on_threads_equal_small_ones(scheme, conservative):
     assert big.to_bytes() == small.to_bytes()
 
 
+def test_per_key_counts_stay_with_their_keys_across_pieces():
+    """A batch that reaches the sketch in pieces (a list or tuple read in
+    65,536-key chunks, a chunked Arrow array) adds each key with its own
+    count: the counters equal those of the same batch in one piece."""
+    pa = pytest.importorskip("pyarrow")
+    n = 2 * 65_536 + 7
+    keys = np.arange(n, dtype=np.int64) * 7919
+    counts = np.arange(1, n + 1, dtype=np.uint64)
+    whole = CountMinSketch(width=100_003, depth=4, seed=3)
+    whole.add_many(keys, counts=counts)
+    as_list = keys.tolist()
+    pieces = [as_list[:1000], as_list[1000:70_000], as_list[70_000:]]
+    for batch in (as_list, tuple(as_list), pa.chunked_array(pieces, type=pa.int64())):
+        s = CountMinSketch(width=100_003, depth=4, seed=3)
+        assert s.add_many(batch, counts=counts) == n
+        assert s.total == whole.total == n * (n + 1) // 2
+        assert s.to_bytes() == whole.to_bytes(), type(batch)
+
+
 def test_counts():
     s = CountMinSketch(width=1009, depth=4)
     s.add("a", 5)
