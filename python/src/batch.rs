@@ -12,6 +12,11 @@
 //! still in the cache when it is hashed (a list of 1e6 `str` read whole
 //! measured 2-4x slower than in chunks). The sink runs without the GIL, so
 //! other Python threads (a Dask worker's, say) go on meanwhile.
+//!
+//! Sinks call the crate's `par_*` batch methods for every piece: the crate
+//! runs a piece on rayon's threads only when it pays (more keys than one
+//! parallel task, more than one thread), and on the calling thread
+//! otherwise.
 
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -24,9 +29,6 @@ use crate::keys::{
     ArrowKeys, Batch, Collected, KeyBuffer, arrow_keys, decode_dictionary, fixed_bytes,
     for_each_chunk, ucs4,
 };
-
-/// From this many keys on, a batch runs on rayon's threads.
-pub const PARALLEL_FROM: usize = 1 << 17;
 
 /// A piece of a batch: integer keys as `u64` bit patterns, or byte-string
 /// keys (UTF-8 for `str`).

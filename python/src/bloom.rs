@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, with_filter};
-use crate::batch::{Keys, PARALLEL_FROM, answers, feed, with_keys};
+use crate::batch::{Keys, answers, feed, with_keys};
 use crate::errors::{at_path, named, read_only, to_py, unsigned, with_prefix};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -92,28 +92,20 @@ fn builder(
         .seed(seed))
 }
 
-/// Batch inserts, on rayon's threads from [`PARALLEL_FROM`] keys on (the
-/// crate's parallel insert is bit-identical to the sequential one). Made
-/// only for a writable filter ([`BloomFilter::writable`]).
+/// Batch inserts (made only for a writable filter: [`BloomFilter::writable`]),
+/// with the crate's `par_insert_batch`, bit-identical to the sequential
+/// insert (on rayon's threads when the crate finds it pays).
 fn insert(filter: &mut Backing, keys: Keys<'_>) {
     let Some(filter) = filter.owned_mut() else {
         return; // a map: refused by the caller before the keys were read
     };
-    with_keys!(keys, k => if k.len() >= PARALLEL_FROM {
-        filter.par_insert_batch(k);
-    } else {
-        filter.insert_batch(k);
-    });
+    with_keys!(keys, k => filter.par_insert_batch(k));
 }
 
-/// Batch queries, on rayon's threads from [`PARALLEL_FROM`] keys on.
+/// Batch queries, with the crate's `par_contains_batch`.
 fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) {
     // Lengths agree by construction: the only error the batch can return.
-    let _ = with_filter!(filter, f => with_keys!(keys, k => if k.len() >= PARALLEL_FROM {
-        f.par_contains_batch(k, out)
-    } else {
-        f.contains_batch(k, out)
-    }));
+    let _ = with_filter!(filter, f => with_keys!(keys, k => f.par_contains_batch(k, out)));
 }
 
 #[pymethods]

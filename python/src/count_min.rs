@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
-use crate::batch::{Keys, PARALLEL_FROM, answers, feed, with_keys};
+use crate::batch::{Keys, answers, feed, with_keys};
 use crate::errors::{named, to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -32,27 +32,19 @@ impl CountMinSketch {
     }
 }
 
-/// Batch adds of `count` each, on rayon's threads from [`PARALLEL_FROM`]
-/// keys on (the crate's parallel adds give the sequential counters;
-/// conservative sketches run sequentially there).
+/// Batch adds of `count` each, with the crate's `par_add_batch` (the
+/// sequential counters; on rayon's threads when the crate finds it pays,
+/// never for conservative sketches).
 fn add(sketch: &mut lesshash::CountMinSketch, keys: Keys<'_>, count: u64) {
-    with_keys!(keys, k => if k.len() >= PARALLEL_FROM {
-        sketch.par_add_batch(k, count);
-    } else {
-        sketch.add_batch(k, count);
-    });
+    with_keys!(keys, k => sketch.par_add_batch(k, count));
 }
 
-/// Batch adds of one count per key (`counts`: as long as the keys), on
-/// rayon's threads from [`PARALLEL_FROM`] keys on.
+/// Batch adds of one count per key (`counts`: as long as the keys), with
+/// the crate's `par_add_updates`.
 fn add_counts(sketch: &mut lesshash::CountMinSketch, keys: Keys<'_>, counts: &[u64]) {
     with_keys!(keys, k => {
         let updates: Vec<_> = k.iter().copied().zip(counts.iter().copied()).collect();
-        if updates.len() >= PARALLEL_FROM {
-            sketch.par_add_updates(&updates);
-        } else {
-            sketch.add_updates(&updates);
-        }
+        sketch.par_add_updates(&updates);
     });
 }
 

@@ -406,18 +406,19 @@ def test_bad_arrow_and_pandas_batches():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("oversize", [1, 40])
 def test_large_batches_take_the_parallel_path(layout, oversize):
-    """From 131,072 keys batches run on rayon's threads: the crate builds a
-    filter small next to the batch from per-thread copies and a larger one
-    (oversize 40) by per-thread parts; both must equal small batches."""
+    """Batches above the crate's parallel threshold (16,384 keys) run on
+    rayon's threads: the crate builds a filter small next to the batch from
+    per-thread copies and a larger one (oversize 40) by per-thread parts;
+    both must equal batches below the threshold (sequential)."""
     keys = np.arange(400_000, dtype=np.int64) * 11
     bf = BloomFilter(400_000 * oversize, 0.01, layout=layout)
     bf.add_many(keys)  # queries of this many keys run in parallel
     ref = BloomFilter(400_000 * oversize, 0.01, layout=layout)
-    for chunk in np.array_split(keys, 8):  # below it
+    for chunk in np.array_split(keys, 32):  # 12,500 keys: below it
         ref.add_many(chunk)
     assert bf == ref
     got = bf.contains_many(keys + 1)
-    small = np.concatenate([ref.contains_many(c) for c in np.array_split(keys + 1, 8)])
+    small = np.concatenate([ref.contains_many(c) for c in np.array_split(keys + 1, 32)])
     assert (got == small).all()
     assert bf.contains_many(keys).all()
 

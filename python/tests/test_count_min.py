@@ -79,9 +79,10 @@ def test_batches_with_counts_equal_single_adds(scheme, conservative):
 @pytest.mark.parametrize("scheme", ["double", "independent"])
 @pytest.mark.parametrize("conservative", [False, True])
 def test_large_batches_on_threads_equal_small_ones(scheme, conservative):
-    """From 131,072 keys the package adds on rayon's threads (the crate's
-    partitioned adds; conservative sketches stay sequential): the counters
-    must equal those of the same stream added in small batches."""
+    """Large batches are added on rayon's threads (the crate's partitioned
+    adds, above its parallel threshold; conservative sketches stay
+    sequential): the counters must equal those of the same stream added in
+    small batches."""
     rng = np.random.default_rng(2)
     stream = rng.zipf(1.2, size=300_000).astype(np.int64)
     counts = rng.integers(0, 1000, size=len(stream), dtype=np.uint64)
