@@ -12,7 +12,7 @@ import re
 import numpy as np
 import pytest
 
-from lesshash import BloomFilter
+from lesshash import BloomFilter, CountMinSketch
 
 LAYOUTS = ["blocked", "split-block", "classic", "partitioned"]
 SCHEMES = ["double", "enhanced-cube", "enhanced-square", "independent"]
@@ -545,6 +545,26 @@ def test_file_errors(tmp_path):
     with pytest.raises(OSError):
         bf.save(tmp_path / "d")
     assert (tmp_path / "d").is_dir()
+
+
+def test_paths_naming_no_file_raise_oserror(tmp_path):
+    """A directory to save to or to map is the file system's error, as
+    `open` would report it: OSError itself (not ValueError, not a subclass),
+    naming the path; the directory is left alone."""
+    d = tmp_path / "d"
+    d.mkdir()
+    calls = {
+        "BloomFilter.save": lambda: BloomFilter(10, 0.01).save(d),
+        "CountMinSketch.save": lambda: CountMinSketch(0.01, 0.01).save(d),
+        "BloomFilter.open": lambda: BloomFilter.open(d),
+        "BloomFilter.open(verify=False)": lambda: BloomFilter.open(d, verify=False),
+    }
+    for name, call in calls.items():
+        with pytest.raises(OSError) as err:
+            call()
+        assert type(err.value) is OSError, (name, err.value)
+        assert str(d) in str(err.value) and "not a regular file" in str(err.value), name
+    assert d.is_dir() and not any(d.iterdir())
 
 
 def ticks_during_one_call(call, make_args):
