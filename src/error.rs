@@ -198,11 +198,71 @@ impl Error {
         }
     }
 
+    /// The kind of I/O error this is, for the errors that are the file
+    /// system's: the source's kind for [`Error::Io`], and
+    /// [`InvalidInput`](std::io::ErrorKind::InvalidInput) for a `path` that
+    /// names nothing the operation can use ([`Error::InvalidParameter`]
+    /// naming `path`: a directory or a socket to write or map, a path with
+    /// no file name). `None` for every other error (parameters, sizes,
+    /// formats, allocation). Bindings raise their I/O exception for these,
+    /// as they would for the operating system's own refusals.
+    pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
+        match self {
+            Error::Io { source, .. } => Some(source.kind()),
+            Error::InvalidParameter { name: "path", .. } => Some(std::io::ErrorKind::InvalidInput),
+            _ => None,
+        }
+    }
+
     /// Shorthand for [`Error::InvalidParameter`].
     pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Self {
         Error::InvalidParameter {
             name,
             reason: reason.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::ErrorKind;
+
+    use super::Error;
+
+    #[test]
+    fn io_kind_marks_the_file_systems_errors() {
+        let io = Error::Io {
+            context: "opening the file",
+            source: std::io::Error::from(ErrorKind::NotFound),
+        };
+        assert_eq!(io.io_kind(), Some(ErrorKind::NotFound));
+        // What writing to (or mapping) a directory returns.
+        let dir = std::env::temp_dir();
+        let write = crate::BloomFilter::with_fpr(10, 0.01)
+            .unwrap()
+            .write_file(&dir)
+            .unwrap_err();
+        assert_eq!(write.io_kind(), Some(ErrorKind::InvalidInput), "{write}");
+        #[cfg(feature = "mmap")]
+        {
+            let map = crate::MappedFilter::open(&dir).unwrap_err();
+            assert_eq!(map.io_kind(), Some(ErrorKind::InvalidInput), "{map}");
+        }
+        for other in [
+            Error::invalid("fpr", "must be in (0, 1)"),
+            Error::invalid("bits", "too large"),
+            Error::Allocation {
+                name: "bits",
+                bytes: 1 << 70,
+            },
+            Error::LengthMismatch {
+                name: "out",
+                expected: 1,
+                got: 2,
+            },
+            Error::NonZeroPadding { field: "reserved" },
+        ] {
+            assert_eq!(other.io_kind(), None, "{other}");
         }
     }
 }

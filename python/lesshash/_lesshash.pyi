@@ -18,7 +18,7 @@ class BloomFilter:
         self,
         expected_items: int,
         fpr: float,
-        layout: str = "blocked",
+        layout: Optional[str] = None,
         scheme: Optional[str] = None,
         seed: Optional[int] = None,
     ) -> None: ...
@@ -27,7 +27,7 @@ class BloomFilter:
         cls,
         bits: int,
         hashes: int,
-        layout: str = "blocked",
+        layout: Optional[str] = None,
         scheme: Optional[str] = None,
         seed: Optional[int] = None,
     ) -> BloomFilter: ...
@@ -88,7 +88,7 @@ class CountMinSketch:
         *,
         width: Optional[int] = None,
         depth: Optional[int] = None,
-        scheme: str = "double",
+        scheme: Optional[str] = None,
         seed: Optional[int] = None,
         conservative: bool = False,
     ) -> None: ...

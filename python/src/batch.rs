@@ -3,7 +3,8 @@
 //! Every batch method (`add_many`, `contains_many`, `estimate_many`, ...)
 //! first lets `lesshash._keys.normalize` turn its argument into one of the
 //! shapes below (pandas and NumPy dtypes are easiest to tell apart in
-//! Python), then [`feed`] hands the keys to a [`Sink`] in pieces: the whole
+//! Python), then [`feed`] hands the keys to a sink (a closure) in pieces,
+//! as [`Keys`]: the whole
 //! array at once where the keys are already in memory (NumPy, Arrow: zero
 //! copy), and chunks of [`CHUNK`](crate::keys::CHUNK) keys read out of
 //! Python objects otherwise (lists and tuples by index; integers as `u64`
@@ -11,6 +12,11 @@
 //! still in the cache when it is hashed (a list of 1e6 `str` read whole
 //! measured 2-4x slower than in chunks). The sink runs without the GIL, so
 //! other Python threads (a Dask worker's, say) go on meanwhile.
+//!
+//! Sinks call the crate's `par_*` batch methods for every piece: the crate
+//! runs a piece on rayon's threads only when it pays (more keys than one
+//! parallel task, more than one thread), and on the calling thread
+//! otherwise.
 
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -24,17 +30,30 @@ use crate::keys::{
     for_each_chunk, ucs4,
 };
 
-/// From this many keys on, a batch runs on rayon's threads.
-pub const PARALLEL_FROM: usize = 1 << 17;
+/// A piece of a batch: integer keys as `u64` bit patterns, or byte-string
+/// keys (UTF-8 for `str`).
+#[derive(Clone, Copy)]
+pub enum Keys<'a> {
+    U64(&'a [u64]),
+    Bytes(&'a [&'a [u8]]),
+}
 
-/// What a batch does with its keys. `first` is the index of the piece's
-/// first key in the whole batch. A sink releases the GIL for the work
-/// (through `Shared`'s detached calls).
-pub trait Sink {
-    /// Integer keys, as `u64` bit patterns.
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], first: usize);
-    /// Byte-string keys (UTF-8 for `str`).
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], first: usize);
+/// `$body` with `$k` bound to the slice behind `$keys` (a [`Keys`]), as a
+/// `&[K]` of a `K: lesshash::Key + Copy + Sync`: one body for both key types.
+macro_rules! with_keys {
+    ($keys:expr, $k:ident => $body:expr) => {
+        match $keys {
+            $crate::batch::Keys::U64($k) => $body,
+            $crate::batch::Keys::Bytes($k) => $body,
+        }
+    };
+}
+pub(crate) use with_keys;
+
+impl Keys<'_> {
+    pub fn len(self) -> usize {
+        with_keys!(self, k => k.len())
+    }
 }
 
 /// `lesshash._keys.normalize`, looked up once.
@@ -55,8 +74,14 @@ pub fn counts_array<'py>(counts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAn
 }
 
 /// Feeds every key of `keys` (any batch the package accepts) to `sink`, and
-/// returns how many there were.
-pub fn feed(keys: &Bound<'_, PyAny>, sink: &mut impl Sink) -> PyResult<usize> {
+/// returns how many there were. `sink(py, piece, first)` does the batch's
+/// work on one piece of the keys, `first` being the index of the piece's
+/// first key in the whole batch; it releases the GIL for the work (through
+/// `Shared`'s detached calls).
+pub fn feed(
+    keys: &Bound<'_, PyAny>,
+    mut sink: impl FnMut(Python<'_>, Keys<'_>, usize),
+) -> PyResult<usize> {
     let py = keys.py();
     if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
         return Err(PyTypeError::new_err(
@@ -74,7 +99,7 @@ pub fn feed(keys: &Bound<'_, PyAny>, sink: &mut impl Sink) -> PyResult<usize> {
         let slice = array.as_slice().map_err(|_| {
             PyValueError::new_err("internal: normalized uint64 keys are not contiguous")
         })?;
-        sink.u64s(py, slice, 0);
+        sink(py, Keys::U64(slice), 0);
         return Ok(slice.len());
     }
     if let Ok(kind) = keys.getattr(pyo3::intern!(py, "lesshash_fixed_kind")) {
@@ -98,7 +123,7 @@ pub fn feed(keys: &Bound<'_, PyAny>, sink: &mut impl Sink) -> PyResult<usize> {
             }
         };
         let slices = buf.slices();
-        sink.bytes(py, &slices, 0);
+        sink(py, Keys::Bytes(&slices), 0);
         return Ok(slices.len());
     }
     let arrow = pyo3::intern!(py, "__arrow_c_array__");
@@ -114,9 +139,9 @@ pub fn feed(keys: &Bound<'_, PyAny>, sink: &mut impl Sink) -> PyResult<usize> {
             let chunk = decode_dictionary(chunk)?;
             let n = chunk.len();
             match arrow_keys(&chunk, first)? {
-                ArrowKeys::U64Borrowed(k) => sink.u64s(py, k, first),
-                ArrowKeys::U64Owned(k) => sink.u64s(py, &k, first),
-                ArrowKeys::Bytes(k) => sink.bytes(py, &k, first),
+                ArrowKeys::U64Borrowed(k) => sink(py, Keys::U64(k), first),
+                ArrowKeys::U64Owned(k) => sink(py, Keys::U64(&k), first),
+                ArrowKeys::Bytes(k) => sink(py, Keys::Bytes(&k), first),
             }
             first += n;
         }
@@ -124,21 +149,39 @@ pub fn feed(keys: &Bound<'_, PyAny>, sink: &mut impl Sink) -> PyResult<usize> {
     }
     let mut total = 0;
     for_each_chunk(&keys, |keys, first| {
-        feed_collected(py, keys, first, sink);
+        feed_collected(py, keys, first, &mut sink);
         total = first + keys.len();
         Ok(())
     })?;
     Ok(total)
 }
 
-fn feed_collected(py: Python<'_>, keys: &Collected, first: usize, sink: &mut impl Sink) {
+fn feed_collected(
+    py: Python<'_>,
+    keys: &Collected,
+    first: usize,
+    sink: &mut impl FnMut(Python<'_>, Keys<'_>, usize),
+) {
     match keys.batch() {
-        Batch::U64(k) => sink.u64s(py, k, first),
-        Batch::Bytes(buf) => {
-            let slices = buf.slices();
-            sink.bytes(py, &slices, first);
-        }
+        Batch::U64(k) => sink(py, Keys::U64(k), first),
+        Batch::Bytes(buf) => sink(py, Keys::Bytes(&buf.slices()), first),
     }
+}
+
+/// [`feed`] for a query: one answer per key, in order. `answer(py, piece,
+/// out)` writes the answers of a piece's keys into `out` (as long as the
+/// piece, filled with `T::default()`).
+pub fn answers<T: Clone + Default>(
+    keys: &Bound<'_, PyAny>,
+    mut answer: impl FnMut(Python<'_>, Keys<'_>, &mut [T]),
+) -> PyResult<Vec<T>> {
+    let mut out = Vec::new();
+    feed(keys, |py, keys, _| {
+        let start = out.len();
+        out.resize(start + keys.len(), T::default());
+        answer(py, keys, &mut out[start..]);
+    })?;
+    Ok(out)
 }
 
 fn contiguous<'a, T: numpy::Element>(array: &'a PyReadonlyArray1<'_, T>) -> PyResult<&'a [T]> {

@@ -10,8 +10,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, with_filter};
-use crate::batch::{PARALLEL_FROM, Sink, feed};
-use crate::errors::{at_path, read_only, to_py, unsigned, with_prefix};
+use crate::batch::{Keys, answers, feed, with_keys};
+use crate::errors::{at_path, named, read_only, to_py, unsigned, with_prefix};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
 use crate::shared::{Shared, compare, read_both, write_from};
@@ -69,34 +69,19 @@ impl BloomFilter {
     }
 }
 
-fn parse_layout(name: &str) -> PyResult<Layout> {
-    Layout::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown layout {name:?}: expected one of 'blocked', 'split-block', 'classic', \
-             'partitioned'"
-        ))
-    })
-}
-
-fn parse_scheme(layout: Layout, name: Option<&str>) -> PyResult<Scheme> {
-    match name {
-        None => Ok(layout.default_scheme()),
-        Some(name) => Scheme::from_name(name).ok_or_else(|| {
-            PyValueError::new_err(format!(
-                "unknown scheme {name:?}: expected one of 'double', 'enhanced-cube', \
-                 'enhanced-square', 'independent'"
-            ))
-        }),
-    }
-}
-
 fn builder(
-    layout: &str,
+    layout: Option<&str>,
     scheme: Option<&str>,
     seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<lesshash::Builder> {
-    let layout = parse_layout(layout)?;
-    let scheme = parse_scheme(layout, scheme)?;
+    let layout = match layout {
+        None => Layout::default(),
+        Some(name) => named!("layout", name, Layout)?,
+    };
+    let scheme = match scheme {
+        None => layout.default_scheme(),
+        Some(name) => named!("scheme", name, Scheme)?,
+    };
     let seed = match seed {
         None => DEFAULT_SEED,
         Some(s) => unsigned(s, "seed")?,
@@ -107,82 +92,37 @@ fn builder(
         .seed(seed))
 }
 
-/// Batch inserts, on rayon's threads from [`PARALLEL_FROM`] keys on (the
-/// crate's parallel insert is bit-identical to the sequential one). Made
-/// only for a writable filter ([`BloomFilter::writable`]).
-struct Insert<'a>(&'a Shared<Backing>);
-
-impl Sink for Insert<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
-        self.0.write_detached(py, |f| insert(f, keys));
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
-        self.0.write_detached(py, |f| insert(f, keys));
-    }
-}
-
-fn insert<K: lesshash::Key + Sync>(filter: &mut Backing, keys: &[K]) {
+/// Batch inserts (made only for a writable filter: [`BloomFilter::writable`]),
+/// with the crate's `par_insert_batch`, bit-identical to the sequential
+/// insert (on rayon's threads when the crate finds it pays).
+fn insert(filter: &mut Backing, keys: Keys<'_>) {
     let Some(filter) = filter.owned_mut() else {
         return; // a map: refused by the caller before the keys were read
     };
-    if keys.len() >= PARALLEL_FROM {
-        filter.par_insert_batch(keys);
-    } else {
-        filter.insert_batch(keys);
-    }
+    with_keys!(keys, k => filter.par_insert_batch(k));
 }
 
-struct Contains<'a> {
-    filter: &'a Shared<Backing>,
-    out: Vec<bool>,
-}
-
-impl Contains<'_> {
-    /// Room for `n` more answers; returns where they go.
-    fn room(&mut self, n: usize) -> &mut [bool] {
-        let start = self.out.len();
-        self.out.resize(start + n, false);
-        &mut self.out[start..]
-    }
-}
-
-impl Sink for Contains<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
-        let filter = self.filter;
-        let out = self.room(keys.len());
-        filter.read_detached(py, |f| contains(f, keys, out));
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
-        let filter = self.filter;
-        let out = self.room(keys.len());
-        filter.read_detached(py, |f| contains(f, keys, out));
-    }
-}
-
-fn contains<K: lesshash::Key + Sync>(filter: &Backing, keys: &[K], out: &mut [bool]) {
+/// Batch queries, with the crate's `par_contains_batch`.
+fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) {
     // Lengths agree by construction: the only error the batch can return.
-    let _ = with_filter!(filter, f => if keys.len() >= PARALLEL_FROM {
-        f.par_contains_batch(keys, out)
-    } else {
-        f.contains_batch(keys, out)
-    });
+    let _ = with_filter!(filter, f => with_keys!(keys, k => f.par_contains_batch(k, out)));
 }
 
 #[pymethods]
 impl BloomFilter {
     /// A filter for `expected_items` keys at false-positive rate `fpr`.
     ///
-    /// `layout`: ``"blocked"`` (default: one cache line per key),
+    /// `layout`: ``"blocked"`` (the default: one cache line per key),
     /// ``"split-block"``, ``"classic"`` or ``"partitioned"``. `scheme`: how
     /// the k probes derive from the hash (``"double"``, ``"enhanced-cube"``,
     /// ``"enhanced-square"``, ``"independent"``); the layout's default when
     /// omitted. `seed`: a 64-bit seed (filters combine only with equal seeds).
     #[new]
-    #[pyo3(signature = (expected_items, fpr, layout = "blocked", scheme = None, seed = None))]
+    #[pyo3(signature = (expected_items, fpr, layout = None, scheme = None, seed = None))]
     fn new(
         expected_items: &Bound<'_, PyAny>,
         fpr: f64,
-        layout: &str,
+        layout: Option<&str>,
         scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -199,12 +139,12 @@ impl BloomFilter {
     /// classic and partitioned layouts grow `bits` to a prime range with a
     /// two-hash scheme; the blocked layouts to whole 512-bit blocks).
     #[classmethod]
-    #[pyo3(signature = (bits, hashes, layout = "blocked", scheme = None, seed = None))]
+    #[pyo3(signature = (bits, hashes, layout = None, scheme = None, seed = None))]
     fn from_bits(
         _cls: &Bound<'_, PyType>,
         bits: &Bound<'_, PyAny>,
         hashes: &Bound<'_, PyAny>,
-        layout: &str,
+        layout: Option<&str>,
         scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -285,7 +225,9 @@ impl BloomFilter {
     /// keys.
     fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
         self.writable(keys.py(), "add keys")?;
-        feed(keys, &mut Insert(&self.inner))
+        feed(keys, |py, keys, _| {
+            self.inner.write_detached(py, |f| insert(f, keys))
+        })
     }
 
     /// Adds every key of an iterable (as `set.update`); same as `add_many`.
@@ -301,12 +243,10 @@ impl BloomFilter {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let mut sink = Contains {
-            filter: &self.inner,
-            out: Vec::new(),
-        };
-        feed(keys, &mut sink)?;
-        Ok(sink.out.into_pyarray(py))
+        let out = answers(keys, |py, keys, out| {
+            self.inner.read_detached(py, |f| contains(f, keys, out));
+        })?;
+        Ok(out.into_pyarray(py))
     }
 
     /// The union with `other` as a new filter (both must have equal layout,

@@ -7,8 +7,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
-use crate::batch::{PARALLEL_FROM, Sink, feed};
-use crate::errors::{to_py, unsigned};
+use crate::batch::{Keys, answers, feed, with_keys};
+use crate::errors::{named, to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
 use crate::shared::{Shared, compare, write_from};
@@ -32,108 +32,20 @@ impl CountMinSketch {
     }
 }
 
-fn parse_scheme(name: &str) -> PyResult<CountMinScheme> {
-    match name {
-        "double" => Ok(CountMinScheme::DoubleHashing),
-        "independent" => Ok(CountMinScheme::Independent),
-        other => Err(PyValueError::new_err(format!(
-            "unknown scheme {other:?}: expected 'double' or 'independent'"
-        ))),
-    }
+/// Batch adds of `count` each, with the crate's `par_add_batch` (the
+/// sequential counters; on rayon's threads when the crate finds it pays,
+/// never for conservative sketches).
+fn add(sketch: &mut lesshash::CountMinSketch, keys: Keys<'_>, count: u64) {
+    with_keys!(keys, k => sketch.par_add_batch(k, count));
 }
 
-struct Add<'a> {
-    sketch: &'a Shared<lesshash::CountMinSketch>,
-    count: u64,
-}
-
-/// Batch adds, on rayon's threads from [`PARALLEL_FROM`] keys on (the
-/// crate's parallel adds give the sequential counters; conservative
-/// sketches run sequentially there).
-impl Sink for Add<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
-        let count = self.count;
-        self.sketch.write_detached(py, |s| add(s, keys, count));
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
-        let count = self.count;
-        self.sketch.write_detached(py, |s| add(s, keys, count));
-    }
-}
-
-fn add<K: lesshash::Key + Sync>(sketch: &mut lesshash::CountMinSketch, keys: &[K], count: u64) {
-    if keys.len() >= PARALLEL_FROM {
-        sketch.par_add_batch(keys, count);
-    } else {
-        sketch.add_batch(keys, count);
-    }
-}
-
-fn add_updates<K: lesshash::Key + Sync>(
-    sketch: &mut lesshash::CountMinSketch,
-    updates: &[(K, u64)],
-) {
-    if updates.len() >= PARALLEL_FROM {
-        sketch.par_add_updates(updates);
-    } else {
-        sketch.add_updates(updates);
-    }
-}
-
-/// Per-key counts, aligned with the keys by their index in the batch.
-struct AddCounts<'a> {
-    sketch: &'a Shared<lesshash::CountMinSketch>,
-    counts: &'a [u64],
-}
-
-impl AddCounts<'_> {
-    fn counts(&self, first: usize, n: usize) -> &[u64] {
-        // `feed` is given at most `counts.len()` keys (checked after), so a
-        // longer batch stops here rather than reading past the counts.
-        let end = (first + n).min(self.counts.len());
-        &self.counts[first.min(end)..end]
-    }
-}
-
-impl Sink for AddCounts<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], first: usize) {
-        let counts = self.counts(first, keys.len());
-        self.sketch.write_detached(py, |s| {
-            let updates: Vec<(u64, u64)> =
-                keys.iter().copied().zip(counts.iter().copied()).collect();
-            add_updates(s, &updates);
-        });
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], first: usize) {
-        let counts = self.counts(first, keys.len());
-        self.sketch.write_detached(py, |s| {
-            let updates: Vec<(&[u8], u64)> =
-                keys.iter().copied().zip(counts.iter().copied()).collect();
-            add_updates(s, &updates);
-        });
-    }
-}
-
-struct Estimate<'a> {
-    sketch: &'a Shared<lesshash::CountMinSketch>,
-    out: Vec<u64>,
-}
-
-impl Sink for Estimate<'_> {
-    fn u64s(&mut self, py: Python<'_>, keys: &[u64], _: usize) {
-        let start = self.out.len();
-        self.out.resize(start + keys.len(), 0);
-        let out = &mut self.out[start..];
-        self.sketch
-            .read_detached(py, |s| s.estimate_batch(keys, out).ok());
-    }
-    fn bytes(&mut self, py: Python<'_>, keys: &[&[u8]], _: usize) {
-        let start = self.out.len();
-        self.out.resize(start + keys.len(), 0);
-        let out = &mut self.out[start..];
-        self.sketch
-            .read_detached(py, |s| s.estimate_batch(keys, out).ok());
-    }
+/// Batch adds of one count per key (`counts`: as long as the keys), with
+/// the crate's `par_add_updates`.
+fn add_counts(sketch: &mut lesshash::CountMinSketch, keys: Keys<'_>, counts: &[u64]) {
+    with_keys!(keys, k => {
+        let updates: Vec<_> = k.iter().copied().zip(counts.iter().copied()).collect();
+        sketch.par_add_updates(&updates);
+    });
 }
 
 #[pymethods]
@@ -143,19 +55,23 @@ impl CountMinSketch {
     /// (prime for ``"double"``) and `depth`. `conservative=True` turns on
     /// conservative update (smaller overestimates; merge still adds).
     #[new]
-    #[pyo3(signature = (epsilon = None, delta = None, *, width = None, depth = None, scheme = "double", seed = None, conservative = false))]
+    #[pyo3(signature = (epsilon = None, delta = None, *, width = None, depth = None, scheme = None, seed = None, conservative = false))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         epsilon: Option<f64>,
         delta: Option<f64>,
         width: Option<&Bound<'_, PyAny>>,
         depth: Option<&Bound<'_, PyAny>>,
-        scheme: &str,
+        scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
         conservative: bool,
     ) -> PyResult<Self> {
+        let scheme = match scheme {
+            None => CountMinScheme::default(),
+            Some(name) => named!("scheme", name, CountMinScheme)?,
+        };
         let mut b = lesshash::CountMinSketch::builder()
-            .scheme(parse_scheme(scheme)?)
+            .scheme(scheme)
             .conservative(conservative);
         if epsilon.is_none() && delta.is_none() && width.is_none() && depth.is_none() {
             return Err(PyValueError::new_err(
@@ -207,23 +123,16 @@ impl CountMinSketch {
         keys: &Bound<'_, PyAny>,
         counts: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
+        let add_each = |count: u64| {
+            feed(keys, |py, keys, _| {
+                self.inner.write_detached(py, |s| add(s, keys, count));
+            })
+        };
         let Some(counts) = counts else {
-            return feed(
-                keys,
-                &mut Add {
-                    sketch: &self.inner,
-                    count: 1,
-                },
-            );
+            return add_each(1);
         };
         if let Ok(c) = unsigned(counts, "counts") {
-            return feed(
-                keys,
-                &mut Add {
-                    sketch: &self.inner,
-                    count: c,
-                },
-            );
+            return add_each(c);
         }
         let array = crate::batch::counts_array(counts)?;
         let counts: PyReadonlyArray1<'_, u64> = array.extract()?;
@@ -240,13 +149,15 @@ impl CountMinSketch {
                 counts.len()
             )));
         }
-        let n = feed(
-            keys,
-            &mut AddCounts {
-                sketch: &self.inner,
-                counts,
-            },
-        )?;
+        let n = feed(keys, |py, keys, first| {
+            // `feed` is given at most `counts.len()` keys (checked after),
+            // so a longer batch stops here rather than reading past the
+            // counts.
+            let end = (first + keys.len()).min(counts.len());
+            let counts = &counts[first.min(end)..end];
+            self.inner
+                .write_detached(py, |s| add_counts(s, keys, counts));
+        })?;
         if n != counts.len() {
             return Err(PyValueError::new_err(format!(
                 "`counts` has {} entries for {n} keys (the keys up to the shorter length were \
@@ -271,12 +182,12 @@ impl CountMinSketch {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let mut sink = Estimate {
-            sketch: &self.inner,
-            out: Vec::new(),
-        };
-        feed(keys, &mut sink)?;
-        Ok(sink.out.into_pyarray(py))
+        let out = answers(keys, |py, keys, out| {
+            self.inner.read_detached(py, |s| {
+                with_keys!(keys, k => s.estimate_batch(k, out)).ok();
+            });
+        })?;
+        Ok(out.into_pyarray(py))
     }
 
     /// Adds `other`'s counts (same dimensions, scheme and seed).

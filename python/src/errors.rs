@@ -2,12 +2,13 @@
 //! the argument.
 
 use lesshash::Error;
-use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
 
 /// The crate's error as the Python exception a user would expect: `OSError`
-/// (its errno subclass, e.g. `FileNotFoundError`) for I/O, `MemoryError`
+/// (its errno subclass, e.g. `FileNotFoundError`) for I/O and for a path
+/// that names no file to use (the crate's `Error::io_kind`), `MemoryError`
 /// for an allocation that failed, `ValueError` for everything else (bad
 /// parameters, mismatched filters, corrupt bytes). The message is the
 /// crate's, which names the parameter or field at fault.
@@ -23,14 +24,42 @@ pub fn with_prefix(err: Error, prefix: &str) -> PyErr {
             format!("{prefix}{context}: {source}"),
         )),
         e @ Error::Allocation { .. } => PyMemoryError::new_err(format!("{prefix}{e}")),
-        // A path that is not a file (a directory, a socket): the file
-        // system's problem, as `open` would report it.
-        e @ Error::InvalidParameter { name: "path", .. } => {
-            PyOSError::new_err(format!("{prefix}{e}"))
-        }
-        e => PyValueError::new_err(format!("{prefix}{e}")),
+        // A path that names no file to use (a directory, a socket): the
+        // file system's problem, as `open` would report it.
+        e => match e.io_kind() {
+            Some(kind) => PyErr::from(std::io::Error::new(kind, format!("{prefix}{e}"))),
+            None => PyValueError::new_err(format!("{prefix}{e}")),
+        },
     }
 }
+
+/// The crate's value called `name` (`from_name`: the type's own parser), or
+/// a `ValueError` naming the argument `what` and listing the names of `all`
+/// (the type's `ALL`) as the valid choices.
+pub fn choice<T: Copy>(
+    what: &str,
+    name: &str,
+    from_name: impl FnOnce(&str) -> Option<T>,
+    all: &[T],
+    name_of: impl Fn(T) -> &'static str,
+) -> PyResult<T> {
+    from_name(name).ok_or_else(|| {
+        let choices: Vec<String> = all.iter().map(|&v| format!("'{}'", name_of(v))).collect();
+        PyValueError::new_err(format!(
+            "unknown {what} {name:?}: expected one of {}",
+            choices.join(", ")
+        ))
+    })
+}
+
+/// [`choice`] for a crate type `$ty` with `from_name`, `ALL` and `name`
+/// (`Layout`, `Scheme`, `CountMinScheme`).
+macro_rules! named {
+    ($what:literal, $name:expr, $ty:ty) => {
+        $crate::errors::choice($what, $name, <$ty>::from_name, &<$ty>::ALL, <$ty>::name)
+    };
+}
+pub(crate) use named;
 
 /// A non-negative 64-bit integer argument, with errors that name it.
 pub fn unsigned(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {

@@ -7,11 +7,12 @@ import copy
 import math
 import os
 import pickle
+import re
 
 import numpy as np
 import pytest
 
-from lesshash import BloomFilter
+from lesshash import BloomFilter, CountMinSketch
 
 LAYOUTS = ["blocked", "split-block", "classic", "partitioned"]
 SCHEMES = ["double", "enhanced-cube", "enhanced-square", "independent"]
@@ -166,6 +167,36 @@ def test_from_bits():
 def test_bad_parameters_name_the_parameter(args, kwargs, exc, words):
     with pytest.raises(exc, match=words):
         BloomFilter(*args, **kwargs)
+
+
+def _choices(message):
+    """The quoted names after "expected one of" in an error message."""
+    return re.findall(r"'([^']*)'", message.split("expected one of", 1)[1])
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: BloomFilter(1000, 0.01, **kw),
+        lambda **kw: BloomFilter.from_bits(1000, 3, **kw),
+    ],
+)
+def test_unknown_names_list_every_choice(make):
+    """An unknown layout or scheme is refused with the crate's list of names
+    (its `Layout::ALL`, `Scheme::ALL`): each one, once, and each accepted."""
+    with pytest.raises(ValueError, match="unknown layout") as err:
+        make(layout="round")
+    assert sorted(_choices(str(err.value))) == sorted(LAYOUTS)
+    with pytest.raises(ValueError, match="unknown scheme") as err:
+        make(scheme="triple")
+    assert sorted(_choices(str(err.value))) == sorted(SCHEMES)
+    for layout in LAYOUTS:
+        assert make(layout=layout).layout == layout
+    # Omitted or None: the crate's default layout, and the layout's own
+    # default scheme.
+    for bf in (make(), make(layout=None), make(layout=None, scheme=None)):
+        assert (bf.layout, bf.scheme) == ("blocked", "double")
+    assert make(layout="classic").scheme == "enhanced-cube"
 
 
 def test_bad_geometry():
@@ -375,18 +406,19 @@ def test_bad_arrow_and_pandas_batches():
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("oversize", [1, 40])
 def test_large_batches_take_the_parallel_path(layout, oversize):
-    """From 131,072 keys batches run on rayon's threads: the crate builds a
-    filter small next to the batch from per-thread copies and a larger one
-    (oversize 40) by per-thread parts; both must equal small batches."""
+    """Batches above the crate's parallel threshold (16,384 keys) run on
+    rayon's threads: the crate builds a filter small next to the batch from
+    per-thread copies and a larger one (oversize 40) by per-thread parts;
+    both must equal batches below the threshold (sequential)."""
     keys = np.arange(400_000, dtype=np.int64) * 11
     bf = BloomFilter(400_000 * oversize, 0.01, layout=layout)
     bf.add_many(keys)  # queries of this many keys run in parallel
     ref = BloomFilter(400_000 * oversize, 0.01, layout=layout)
-    for chunk in np.array_split(keys, 8):  # below it
+    for chunk in np.array_split(keys, 32):  # 12,500 keys: below it
         ref.add_many(chunk)
     assert bf == ref
     got = bf.contains_many(keys + 1)
-    small = np.concatenate([ref.contains_many(c) for c in np.array_split(keys + 1, 8)])
+    small = np.concatenate([ref.contains_many(c) for c in np.array_split(keys + 1, 32)])
     assert (got == small).all()
     assert bf.contains_many(keys).all()
 
@@ -513,6 +545,26 @@ def test_file_errors(tmp_path):
     with pytest.raises(OSError):
         bf.save(tmp_path / "d")
     assert (tmp_path / "d").is_dir()
+
+
+def test_paths_naming_no_file_raise_oserror(tmp_path):
+    """A directory to save to or to map is the file system's error, as
+    `open` would report it: OSError itself (not ValueError, not a subclass),
+    naming the path; the directory is left alone."""
+    d = tmp_path / "d"
+    d.mkdir()
+    calls = {
+        "BloomFilter.save": lambda: BloomFilter(10, 0.01).save(d),
+        "CountMinSketch.save": lambda: CountMinSketch(0.01, 0.01).save(d),
+        "BloomFilter.open": lambda: BloomFilter.open(d),
+        "BloomFilter.open(verify=False)": lambda: BloomFilter.open(d, verify=False),
+    }
+    for name, call in calls.items():
+        with pytest.raises(OSError) as err:
+            call()
+        assert type(err.value) is OSError, (name, err.value)
+        assert str(d) in str(err.value) and "not a regular file" in str(err.value), name
+    assert d.is_dir() and not any(d.iterdir())
 
 
 def ticks_during_one_call(call, make_args):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -78,9 +79,10 @@ def test_batches_with_counts_equal_single_adds(scheme, conservative):
 @pytest.mark.parametrize("scheme", ["double", "independent"])
 @pytest.mark.parametrize("conservative", [False, True])
 def test_large_batches_on_threads_equal_small_ones(scheme, conservative):
-    """From 131,072 keys the package adds on rayon's threads (the crate's
-    partitioned adds; conservative sketches stay sequential): the counters
-    must equal those of the same stream added in small batches."""
+    """Large batches are added on rayon's threads (the crate's partitioned
+    adds, above its parallel threshold; conservative sketches stay
+    sequential): the counters must equal those of the same stream added in
+    small batches."""
     rng = np.random.default_rng(2)
     stream = rng.zipf(1.2, size=300_000).astype(np.int64)
     counts = rng.integers(0, 1000, size=len(stream), dtype=np.uint64)
@@ -94,6 +96,25 @@ def test_large_batches_on_threads_equal_small_ones(scheme, conservative):
         small.add_many(part, counts=c)
     assert big.total == small.total == len(stream) + int(counts.sum())
     assert big.to_bytes() == small.to_bytes()
+
+
+def test_per_key_counts_stay_with_their_keys_across_pieces():
+    """A batch that reaches the sketch in pieces (a list or tuple read in
+    65,536-key chunks, a chunked Arrow array) adds each key with its own
+    count: the counters equal those of the same batch in one piece."""
+    pa = pytest.importorskip("pyarrow")
+    n = 2 * 65_536 + 7
+    keys = np.arange(n, dtype=np.int64) * 7919
+    counts = np.arange(1, n + 1, dtype=np.uint64)
+    whole = CountMinSketch(width=100_003, depth=4, seed=3)
+    whole.add_many(keys, counts=counts)
+    as_list = keys.tolist()
+    pieces = [as_list[:1000], as_list[1000:70_000], as_list[70_000:]]
+    for batch in (as_list, tuple(as_list), pa.chunked_array(pieces, type=pa.int64())):
+        s = CountMinSketch(width=100_003, depth=4, seed=3)
+        assert s.add_many(batch, counts=counts) == n
+        assert s.total == whole.total == n * (n + 1) // 2
+        assert s.to_bytes() == whole.to_bytes(), type(batch)
 
 
 def test_counts():
@@ -143,6 +164,19 @@ def test_merge_and_mismatch():
 def test_bad_parameters(kwargs, exc, words):
     with pytest.raises(exc, match=words):
         CountMinSketch(**kwargs)
+
+
+def test_schemes_by_name():
+    """The crate's `CountMinScheme` names: each accepted, `double` (the
+    crate's default) when omitted, an unknown one refused with the list."""
+    for scheme in ("double", "independent"):
+        assert CountMinSketch(0.01, 0.01, scheme=scheme).scheme == scheme
+    assert CountMinSketch(0.01, 0.01).scheme == "double"
+    assert CountMinSketch(0.01, 0.01, scheme=None).scheme == "double"
+    with pytest.raises(ValueError, match="unknown scheme") as err:
+        CountMinSketch(0.01, 0.01, scheme="enhanced-cube")
+    choices = re.findall(r"'([^']*)'", str(err.value).split("expected one of", 1)[1])
+    assert sorted(choices) == ["double", "independent"]
 
 
 def test_bytes_pickle_save_load(tmp_path):

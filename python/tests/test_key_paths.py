@@ -208,7 +208,8 @@ def test_ints_then_strs_then_ints_across_chunks():
 
 @pytest.mark.parametrize("kind", ["list", "tuple", "numpy", "generator"])
 def test_large_int_batches_equal_one_key_adds(kind):
-    # Above the parallel threshold (131,072 keys) for lists and arrays.
+    # Above the crate's parallel threshold (16,384 keys) for arrays and for
+    # the 65,536-key chunks of lists.
     keys = np.random.default_rng(9).integers(-(2**63), 2**63 - 1, size=200_000, dtype=np.int64)
     as_ints = keys.tolist()
     batch = {

@@ -219,8 +219,8 @@ def test_count_min_sketch_shared_by_threads():
 
 @pytest.mark.parametrize("round_", range(4))
 def test_parallel_batches_from_threads_while_others_add_and_query_single_keys(round_):
-    """Batches large enough for rayon's threads (>= 131,072 keys: the
-    package's parallel insert and query, run with the GIL released) from
+    """Batches large enough for rayon's threads (above the crate's 16,384
+    keys: its parallel insert and query, run with the GIL released) from
     four threads at once, while two more threads add and query single keys
     and a seventh queries batches: every key added is found by the thread
     that added it and afterwards, and the filter is bit for bit the

@@ -50,6 +50,11 @@ impl CountMinScheme {
             CountMinScheme::DoubleHashing => "double",
         }
     }
+
+    /// Parses a [`name`](Self::name).
+    pub fn from_name(name: &str) -> Option<CountMinScheme> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
 }
 
 /// A Count-Min sketch: frequency estimates for a stream of `(key, count)`
