@@ -161,7 +161,7 @@ def build(
     fpr: float,
     *,
     column: str | None = None,
-    layout: str = "blocked",
+    layout: str | None = None,
     scheme: str | None = None,
     seed: int | None = None,
     split_every: int = 8,
