@@ -11,8 +11,10 @@ mod common;
 use arbitrary::Arbitrary;
 use lesshash::CountMinDimensions;
 use lesshash::internals::count_min::two_hash_bound;
-use lesshash::rates::{bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items, optimal_hashes, partitioned_fpr};
 use lesshash::internals::rates::pair_collision_rate;
+use lesshash::rates::{
+    bloom_fpr, classic_fpr, classic_fpr_exact, estimate_items, optimal_hashes, partitioned_fpr,
+};
 use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, Scheme};
 use libfuzzer_sys::fuzz_target;
 

@@ -68,8 +68,8 @@ fn probe_keys() -> impl Iterator<Item = [u8; 8]> {
 /// The Parquet split-block loaders: never a panic; an accepted input is
 /// the filter's own encoding, and bitset and header+bitset forms agree.
 fn parquet(data: &[u8]) {
-    use lesshash::parquet::SplitBlockFilter;
     use lesshash::internals::parquet::parse_parquet_header;
+    use lesshash::parquet::SplitBlockFilter;
     if let Ok(f) = SplitBlockFilter::from_parquet_bitset(data) {
         assert_eq!(f.to_parquet_bitset(), data, "bitset does not round-trip");
         assert_eq!(f.num_bytes(), data.len());

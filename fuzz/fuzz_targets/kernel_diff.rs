@@ -20,10 +20,10 @@
 mod common;
 
 use arbitrary::Arbitrary;
-use lesshash::internals::primes::next_prime;
+use lesshash::Kernel;
 use lesshash::internals::count_min::reference_columns;
 use lesshash::internals::kernel::{FlatSpec, flat_indices};
-use lesshash::Kernel;
+use lesshash::internals::primes::next_prime;
 use lesshash::internals::scheme::{for_each_index, reference_index, start_and_stride};
 use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, hash_key};
 use libfuzzer_sys::fuzz_target;
@@ -230,8 +230,7 @@ fn kernels(
         };
         // The scalar kernel against the scheme's oracle, probe-major.
         let mut o0 = vec![0u64; n * k as usize];
-        flat_indices(Kernel::Scalar, &spec, &hashes, &mut o0)
-            .unwrap();
+        flat_indices(Kernel::Scalar, &spec, &hashes, &mut o0).unwrap();
         for (j, &h) in hashes.iter().enumerate() {
             let (a, b) = start_and_stride(h, range);
             for i in 0..k {
