@@ -82,7 +82,7 @@ pub(crate) struct Geometry {
 }
 
 /// Two geometries are equal when the parameters that define a filter are:
-/// layout, scheme, seed, m and k. `range`, `stride` and `probe` are derived
+/// layout, scheme, seed, m and k. `range` and `probe` are derived
 /// from them, and the [`Tuning`] (kernel, prefetch) never changes an answer,
 /// so two filters differing only in how their probes run compare equal.
 impl PartialEq for Geometry {
