@@ -56,7 +56,7 @@ pub(crate) fn le_u64(b: &[u8]) -> u64 {
 }
 
 /// Copies little-endian payload bytes into native words.
-fn load_le(words: &mut [u64], payload: &[u8]) {
+pub(crate) fn load_le(words: &mut [u64], payload: &[u8]) {
     if cfg!(target_endian = "little") {
         bytemuck::cast_slice_mut::<u64, u8>(words).copy_from_slice(payload);
     } else {

@@ -353,6 +353,74 @@ fn every_single_byte_flip_is_rejected() {
     }
 }
 
+/// The two parts (header and payload, for a transport's frames) carry no
+/// checksum and skip nothing else: with the checksum recomputed after each
+/// single-byte flip, `from_header_and_payload` accepts exactly what
+/// `from_bytes` accepts, and gives that filter; the payload read at any
+/// alignment; a part of the wrong length named.
+#[test]
+fn header_and_payload_parts_skip_only_the_payload_checksum() {
+    for f in small_filters() {
+        let header = Header::of(&f).to_bytes();
+        let payload = f.payload_bytes();
+        let whole = f.to_bytes();
+        assert_eq!(&whole[..HEADER_LEN], &header[..]);
+        assert_eq!(&whole[HEADER_LEN..whole.len() - 8], &payload[..]);
+        for shift in 0..8 {
+            let (blocks, at) = Aligned::shifted(&payload, shift);
+            let shifted = &bytemuck::cast_slice::<Block, u8>(&blocks)[at..at + payload.len()];
+            let got = BloomFilter::from_header_and_payload(&header, shifted).unwrap();
+            assert!(got == f && got.to_bytes() == whole, "shift {shift}");
+        }
+        let end = whole.len() - 8;
+        for i in 0..end {
+            for x in [0x01u8, 0x80] {
+                let mut c = whole.clone();
+                c[i] ^= x;
+                let sum = xxh3_64(&c[..end]);
+                c[end..].copy_from_slice(&sum.to_le_bytes());
+                let parts =
+                    BloomFilter::from_header_and_payload(&c[..HEADER_LEN], &c[HEADER_LEN..end]);
+                let ctx = format!("{:?} {:?} byte {i} ^ {x:#x}", f.layout(), f.scheme());
+                match (BloomFilter::from_bytes(&c), parts) {
+                    (Ok(a), Ok(b)) => assert!(a.to_bytes() == b.to_bytes(), "{ctx}"),
+                    (Err(_), Err(_)) => {}
+                    (a, b) => panic!("{ctx}: from_bytes {:?}, parts {:?}", a.is_ok(), b.is_ok()),
+                }
+            }
+        }
+        let short = BloomFilter::from_header_and_payload(&header, &payload[..payload.len() - 8]);
+        assert!(matches!(
+            short,
+            Err(Error::SizeMismatch {
+                field: "payload",
+                ..
+            })
+        ));
+        let mut long = header.to_vec();
+        long.push(0);
+        let long = BloomFilter::from_header_and_payload(&long, &payload);
+        assert!(matches!(
+            long,
+            Err(Error::SizeMismatch {
+                field: "header",
+                ..
+            })
+        ));
+        let cut = BloomFilter::from_header_and_payload(&header[..63], &payload);
+        assert!(
+            matches!(
+                cut,
+                Err(Error::Truncated {
+                    field: "header",
+                    ..
+                })
+            ),
+            "{cut:?}"
+        );
+    }
+}
+
 /// The unverified view skips the payload checksum and nothing else: with
 /// the checksum recomputed after each single-byte flip, it accepts exactly
 /// what `from_bytes` accepts, and then answers as that filter (a padding or

@@ -214,6 +214,83 @@ impl BloomFilter {
     }
 }
 
+/// A filter as two parts held apart: the header and the payload, without
+/// the trailing checksum, for a transport that carries them as separate
+/// frames (a Dask message, a shared-memory segment) and guarantees their
+/// integrity itself. Sending borrows the bits (no copy on little-endian
+/// platforms, no checksum pass); receiving verifies the header (its own
+/// checksum and every field), the payload's length and padding, and copies
+/// the bits once. Data at rest keeps the whole format ([`to_bytes`],
+/// [`write_file`]), whose checksum covers the payload.
+///
+/// [`to_bytes`]: BloomFilter::to_bytes
+/// [`write_file`]: BloomFilter::write_file
+impl BloomFilter {
+    /// The payload as the format stores it: `ceil(m / 64)` little-endian
+    /// words. Borrowed from the filter's bits on little-endian platforms;
+    /// a converted copy on big-endian ones. With
+    /// `Header::of(&filter).to_bytes()` it is the whole filter but its
+    /// checksum; [`from_header_and_payload`](Self::from_header_and_payload)
+    /// rebuilds it.
+    pub fn payload_bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        let words = &self.words()[..self.num_bits().div_ceil(64) as usize];
+        if cfg!(target_endian = "little") {
+            std::borrow::Cow::Borrowed(bytemuck::cast_slice(words))
+        } else {
+            std::borrow::Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+        }
+    }
+
+    /// A filter from its header (64 bytes, as `Header::to_bytes` writes)
+    /// and its payload ([`payload_bytes`](Self::payload_bytes)), held
+    /// apart. Everything [`from_bytes`](Self::from_bytes) checks but the
+    /// payload's checksum, which the two parts do not carry: the header's
+    /// own checksum and fields, the payload's length and its padding bits.
+    /// One copy of the bits; the payload may have any alignment.
+    ///
+    /// ```
+    /// use lesshash::BloomFilter;
+    /// use lesshash::format::Header;
+    ///
+    /// let mut filter = BloomFilter::with_fpr(1000, 0.01)?;
+    /// filter.insert("apple");
+    /// let header = Header::of(&filter).to_bytes();
+    /// let payload = filter.payload_bytes();
+    /// let received = BloomFilter::from_header_and_payload(&header, &payload)?;
+    /// assert_eq!(received, filter);
+    /// assert_eq!(received.insert_calls(), 1);
+    /// # Ok::<(), lesshash::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Header::parse`] for `header`, [`Error::SizeMismatch`]
+    /// (`header` for bytes after the header's 64, `payload` for a length
+    /// other than the header's `payload_len`), [`Error::NonZeroPadding`]
+    /// (`payload padding bits`), [`Error::Allocation`].
+    pub fn from_header_and_payload(header: &[u8], payload: &[u8]) -> Result<Self, Error> {
+        if header.len() > HEADER_LEN {
+            return Err(Error::SizeMismatch {
+                field: "header",
+                expected: HEADER_LEN as u64,
+                found: header.len() as u64,
+            });
+        }
+        let parsed = Header::parse(header)?;
+        if payload.len() as u64 != parsed.payload_len() {
+            return Err(Error::SizeMismatch {
+                field: "payload",
+                expected: parsed.payload_len(),
+                found: payload.len() as u64,
+            });
+        }
+        check_padding(&parsed, le_u64(&payload[payload.len() - 8..]))?;
+        let mut filter = BloomFilter::from_geometry(parsed.geometry())?;
+        crate::persist::load_le(&mut filter.words_mut()[..payload.len() / 8], payload);
+        filter.set_insert_calls(parsed.insert_calls);
+        Ok(filter)
+    }
+}
+
 /// Reads the payload and the checksum after a parsed header. `trusted_len`:
 /// the input is known to hold the whole payload (a file whose length was
 /// checked), so the bits are allocated at once whatever their size.
