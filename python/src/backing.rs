@@ -1,11 +1,12 @@
-//! What a Python `BloomFilter` holds: an owned filter, or a read-only map
-//! of a filter file (`BloomFilter.open`). Both answer every query through
-//! [`with_filter!`], the one place that tells them apart for reading;
-//! changing a filter goes through [`Backing::owned_mut`], which a map
-//! refuses.
+//! What a Python `BloomFilter` holds: an owned filter (lent or not), or a
+//! read-only map of a filter file (`BloomFilter.open`). All answer every
+//! query through [`with_filter!`], the one place that tells them apart for
+//! reading; changing a filter goes through [`Backing::owned_mut`], which a
+//! map refuses.
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::Arc;
 
 use lesshash::{Error, MappedFilter};
 
@@ -13,6 +14,12 @@ use crate::persist::Persisted;
 
 pub enum Backing {
     Owned(lesshash::BloomFilter),
+    /// An owned filter whose bits were lent out (`BloomFilter._frames`: a
+    /// buffer a transport sends from without copying). The buffer holds
+    /// the other reference, so the bits stay in place and unchanged while
+    /// it lives; a change meanwhile copies them first (`Arc::make_mut`),
+    /// and one after it is gone changes them in place.
+    Lent(Arc<lesshash::BloomFilter>),
     Mapped {
         filter: MappedFilter,
         /// Whether the checksum was verified at open (kept so that the
@@ -28,6 +35,7 @@ macro_rules! with_filter {
     ($backing:expr, $f:ident => $body:expr) => {
         match $backing {
             $crate::backing::Backing::Owned($f) => $body,
+            $crate::backing::Backing::Lent($f) => $body,
             $crate::backing::Backing::Mapped { filter: $f, .. } => $body,
         }
     };
@@ -52,8 +60,29 @@ impl Backing {
     /// owned filter.
     pub fn mapped(&self) -> Option<(&Path, bool)> {
         match self {
-            Self::Owned(_) => None,
+            Self::Owned(_) | Self::Lent(_) => None,
             Self::Mapped { filter, verified } => Some((filter.path(), *verified)),
+        }
+    }
+
+    /// The owned filter's bits, shared with the caller (who sends them
+    /// without copying): an owned filter becomes [`Backing::Lent`]. `None`
+    /// for a map.
+    pub fn lend(&mut self) -> Option<Arc<lesshash::BloomFilter>> {
+        if let Self::Owned(f) = self {
+            // The smallest filter there is holds the place for the moment
+            // the owned one moves into its `Arc`.
+            let placeholder = lesshash::BloomFilter::builder()
+                .layout(lesshash::Layout::Classic)
+                .bits(64)
+                .hashes(1)
+                .build()
+                .expect("a 1-bit, 1-hash filter is valid");
+            *self = Self::Lent(Arc::new(std::mem::replace(f, placeholder)));
+        }
+        match self {
+            Self::Lent(f) => Some(Arc::clone(f)),
+            _ => None,
         }
     }
 
@@ -61,6 +90,7 @@ impl Backing {
     pub fn owned_mut(&mut self) -> Option<&mut lesshash::BloomFilter> {
         match self {
             Self::Owned(f) => Some(f),
+            Self::Lent(f) => Some(Arc::make_mut(f)),
             Self::Mapped { .. } => None,
         }
     }
@@ -70,6 +100,7 @@ impl Backing {
     pub fn owned(&self) -> Result<Cow<'_, lesshash::BloomFilter>, Error> {
         match self {
             Self::Owned(f) => Ok(Cow::Borrowed(f)),
+            Self::Lent(f) => Ok(Cow::Borrowed(f)),
             Self::Mapped { filter, .. } => filter.to_filter().map(Cow::Owned),
         }
     }
@@ -89,6 +120,7 @@ impl Backing {
     pub fn nbytes(&self) -> usize {
         match self {
             Self::Owned(f) => f.size_in_bytes(),
+            Self::Lent(f) => f.size_in_bytes(),
             // The payload was mapped, so it fits the address space.
             Self::Mapped { filter, .. } => {
                 usize::try_from(filter.header().payload_len()).unwrap_or(usize::MAX)
@@ -101,6 +133,7 @@ impl Persisted for Backing {
     fn to_bytes(&self) -> Vec<u8> {
         match self {
             Self::Owned(f) => f.to_bytes(),
+            Self::Lent(f) => f.to_bytes(),
             // The map is the serialized filter, byte for byte.
             Self::Mapped { filter, .. } => filter.as_bytes().to_vec(),
         }

@@ -2,6 +2,7 @@
 //! NumPy and Arrow arrays; or, from `BloomFilter.open`, its `MappedFilter`
 //! (a read-only map of a filter file) behind the same class and queries.
 
+use lesshash::format::Header;
 use lesshash::{DEFAULT_SEED, Layout, Scheme};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::basic::CompareOp;
@@ -12,6 +13,7 @@ use pyo3::types::{PyBytes, PyTuple, PyType};
 use crate::backing::{Backing, with_filter};
 use crate::batch::{Keys, answers, feed, with_keys};
 use crate::errors::{at_path, named, read_only, to_py, unsigned, with_prefix};
+use crate::frames::{Payload, with_received};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
 use crate::shared::{Shared, compare, read_both, write_from};
@@ -363,6 +365,98 @@ impl BloomFilter {
         let reopen = slf.get_type().getattr("_open_pickled")?;
         let args = (path.into_os_string(), verify).into_pyobject(py)?;
         Ok((reopen, args))
+    }
+
+    /// The filter as two frames for a transport that guarantees integrity
+    /// itself (``lesshash.dask``): the 64-byte header as ``bytes`` and the
+    /// payload as a read-only buffer over the filter's own bits (no copy;
+    /// a change to the filter while the buffer lives copies the bits
+    /// first, so the buffer always shows the filter as it was). A map's
+    /// payload is copied. No checksum: ``_from_frames`` checks the header
+    /// and the payload's length and padding.
+    fn _frames<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, Payload)> {
+        let lent = self.inner.write_detached(py, Backing::lend);
+        let (header, payload) = match lent {
+            Some(f) => (Header::of(&f).to_bytes(), Payload::lent(f)),
+            None => self.inner.read_detached(py, |b| match b {
+                Backing::Mapped { filter, .. } => {
+                    let bytes = filter.as_bytes();
+                    let end = bytes.len() - lesshash::format::TRAILER_LEN;
+                    let mut header = [0u8; lesshash::format::HEADER_LEN];
+                    header.copy_from_slice(&bytes[..lesshash::format::HEADER_LEN]);
+                    (
+                        header,
+                        Payload::copied(bytes[lesshash::format::HEADER_LEN..end].to_vec()),
+                    )
+                }
+                _ => unreachable!("only a map has no bits to lend"),
+            }),
+        };
+        Ok((PyBytes::new(py, &header), payload))
+    }
+
+    /// A filter from ``_frames()``' two frames (any bytes-like objects):
+    /// the header verified (its checksum and fields), the payload's length
+    /// and padding checked, the bits copied once. ``ValueError`` names
+    /// what is wrong.
+    #[classmethod]
+    fn _from_frames(
+        _cls: &Bound<'_, PyType>,
+        header: &Bound<'_, PyAny>,
+        payload: &Bound<'_, PyAny>,
+    ) -> PyResult<BloomFilter> {
+        let header = with_received(header, "header", <[u8]>::to_vec)?;
+        with_received(payload, "payload", |p| {
+            lesshash::BloomFilter::from_header_and_payload(&header, p)
+        })?
+        .map(BloomFilter::wrap)
+        .map_err(to_py)
+    }
+
+    /// The format's checksum of the filter (XXH3-64 of the header and the
+    /// payload, as a file of it stores): one pass over the bits, no copy.
+    /// Names the contents (``lesshash.dask`` keys a scattered filter by it).
+    fn _digest(&self, py: Python<'_>) -> u64 {
+        self.inner.read_detached(py, |b| {
+            let digest = |f: &lesshash::BloomFilter| {
+                let mut h = xxhash_rust::xxh3::Xxh3::new();
+                h.update(&Header::of(f).to_bytes());
+                h.update(&f.payload_bytes());
+                h.digest()
+            };
+            match b {
+                Backing::Owned(f) => digest(f),
+                Backing::Lent(f) => digest(f),
+                Backing::Mapped { filter, .. } => {
+                    // The file's stored checksum (of its header and payload).
+                    let bytes = filter.as_bytes();
+                    let mut trailer = [0u8; lesshash::format::TRAILER_LEN];
+                    trailer.copy_from_slice(&bytes[bytes.len() - lesshash::format::TRAILER_LEN..]);
+                    u64::from_le_bytes(trailer)
+                }
+            }
+        })
+    }
+
+    /// Sets the insert counter (``insert_calls``): for a filter combined
+    /// from parts whose key counts are known (``lesshash.dask.build``, where
+    /// a partition may reach two parts). Copies the bits once.
+    fn _set_insert_calls(&self, py: Python<'_>, calls: u64) -> PyResult<()> {
+        self.writable(py, "set its insert counter")?;
+        self.inner
+            .write_detached(py, |b| {
+                let Some(f) = b.owned_mut() else {
+                    return Ok(()); // a map: refused above
+                };
+                let mut header = Header::of(f);
+                header.insert_calls = calls;
+                *f = lesshash::BloomFilter::from_header_and_payload(
+                    &header.to_bytes(),
+                    &f.payload_bytes(),
+                )?;
+                Ok(())
+            })
+            .map_err(to_py)
     }
 
     /// Whether the filter is a read-only map (``BloomFilter.open``).

@@ -12,6 +12,7 @@ mod batch;
 mod bloom;
 mod count_min;
 mod errors;
+mod frames;
 mod keys;
 mod persist;
 mod shared;
@@ -25,6 +26,7 @@ use pyo3::prelude::*;
 fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bloom::BloomFilter>()?;
     m.add_class::<count_min::CountMinSketch>()?;
+    m.add_class::<frames::Payload>()?;
     m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
     m.add("KERNEL", lesshash::kernel_name())?;
     Ok(())
