@@ -1,19 +1,24 @@
 """Bloom filters built and applied across a Dask cluster.
 
-``build`` makes one filter per partition on the workers and combines them
-by a tree reduction with union. Every partial filter has the same geometry
-(the same expected_items, fpr, layout, scheme and seed give the same bits
-and hashes), and union is bitwise OR, so the result is bit for bit the
-filter a single process would build from all the keys, whatever the
-partitioning.
+``build`` fills one filter per worker process, each with the partitions
+that process read, and combines them by a tree of in-place unions. Every
+partial filter has the same geometry (the same expected_items, fpr,
+layout, scheme and seed give the same bits and hashes), and union is
+bitwise OR, so the result is bit for bit the filter a single process would
+build from all the keys, whatever the partitioning and whichever workers
+come and go.
 
 ``isin`` and ``filter_frame`` map each partition to a boolean mask or a
 filtered frame. With a distributed client the filter does not travel in
 the task graph (through the scheduler, which warns about large graphs):
 it is scattered to every worker once, under a key derived from its
-contents, and the tasks refer to it by that future; the copies go when
-the last collection or future that refers to it is gone. Without a
-client (the local schedulers) the tasks use the caller's filter itself.
+contents; each worker process keeps the filter its tasks use until the
+last collection or future that refers to it is gone. Without a client
+(the local schedulers) the tasks use the caller's filter itself.
+
+Between processes a filter travels as two frames, the format's header and
+a buffer over its bits (no copy, no checksum pass on the sender; one copy
+into aligned memory on the receiver).
 
 A filter file on storage every worker sees travels as its path instead:
 pass the path (or a filter from ``BloomFilter.open``), and each worker
@@ -27,6 +32,7 @@ from __future__ import annotations
 import os
 import threading
 import uuid
+import weakref
 
 import numpy as np
 
@@ -46,9 +52,18 @@ __all__ = ["build", "isin", "filter_frame", "scatter", "as_delayed"]
 
 
 def _register_serializers() -> None:
-    """Filters cross the cluster as one frame of the crate's binary format
-    (checksummed, validated on arrival) rather than as a pickle that copies
-    it twice."""
+    """Filters cross the cluster as two frames: the format's 64-byte header
+    and the payload, a buffer over the sender's own bits (no copy, no
+    checksum pass). The receiver verifies the header (its own checksum and
+    every field) and the payload's length and padding, and copies the bits
+    once into the new filter's aligned memory.
+
+    The payload's checksum is left out on purpose: it protects data at
+    rest (files, ``to_bytes``, pickles), while these frames go from one
+    process of the cluster to another over Dask's transport, the same way
+    and with the same guarantees as the keys the filter was built from,
+    which carry no checksum of ours either (TCP checks every segment; TLS,
+    where configured, authenticates it)."""
     try:
         from distributed.protocol import dask_deserialize, dask_serialize
     except ImportError:  # Dask without distributed: pickling is used
@@ -56,31 +71,12 @@ def _register_serializers() -> None:
 
     @dask_serialize.register(BloomFilter)
     def _serialize(bf: BloomFilter):
-        return {}, [bf.to_bytes()]
+        header, payload = bf._frames()
+        return {}, [header, payload]
 
     @dask_deserialize.register(BloomFilter)
     def _deserialize(header, frames):
-        return BloomFilter.from_bytes(frames[0])
-
-    # A filter already in its binary form (see scatter): sent as that
-    # frame, so the bytes that name it are the bytes that travel, and it
-    # arrives as a BloomFilter.
-    @dask_serialize.register(_Serialized)
-    def _serialize_bytes(s: _Serialized):
-        return {}, [s.data]
-
-    @dask_deserialize.register(_Serialized)
-    def _deserialize_bytes(header, frames):
-        return BloomFilter.from_bytes(frames[0])
-
-
-class _Serialized:
-    """A filter's ``to_bytes()``, to scatter without serialising it twice."""
-
-    __slots__ = ("data",)
-
-    def __init__(self, data: bytes):
-        self.data = data
+        return BloomFilter._from_frames(frames[0], frames[1])
 
 
 _register_serializers()
@@ -134,10 +130,143 @@ def _build_partitions(expected_items, fpr, layout, scheme, seed, *parts) -> Bloo
 
 
 def _union_all(*filters: BloomFilter) -> BloomFilter:
-    out = filters[0].copy()
+    # In place, no copy: the first input is a result of this build's own
+    # graph whose only dependent is this task, so nothing else sees it
+    # change (and OR is idempotent: a rerun gives the same bits).
+    out = filters[0]
     for f in filters[1:]:
         out |= f
     return out
+
+
+# --- build on a distributed cluster: one filter per worker process ----------
+#
+# Each partition is added, where it was read, to a filter that the worker
+# process keeps for the build (_fill), so keys never move and each process
+# fills one filter however many partitions and threads it has. The filters
+# then travel once each, up a tree of in-place unions (_merge). Every
+# filter carries the partitions it holds, with their key counts: one lost
+# with its worker (after its fills were done) shows as partitions no
+# filter holds, which are built again from the collection (pure tasks), so
+# the result is exactly the single-process filter, insert counter included.
+
+# This process (a worker restarted at the same address is another one).
+_PROCESS = uuid.uuid4().hex
+# build token -> [filter, {partition: key count}] of this process.
+_LOCAL: dict = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def _fill(part, token: str, params: tuple, number: int) -> tuple:
+    """Adds one partition's keys to this process's filter for ``token``.
+    Returns where they went: (process, worker address, partition)."""
+    with _LOCAL_LOCK:
+        entry = _LOCAL.get(token)
+        if entry is None:
+            entry = _LOCAL[token] = [_empty(*params), {}]
+        done = number in entry[1]
+    if not done:  # a partition run twice here adds (and counts) once
+        # Inserts take the filter's own lock, with the GIL released: the
+        # worker's other threads read and fill meanwhile.
+        count = entry[0].add_many(part)
+        with _LOCAL_LOCK:
+            entry[1][number] = count
+    try:
+        from distributed import get_worker
+
+        address = get_worker().address
+    except (ImportError, ValueError):  # not on a distributed worker
+        address = None
+    return _PROCESS, address, number
+
+
+def _take(token: str, process: str) -> tuple:
+    """This process's filter for ``token`` and the partitions in it, handed
+    over and forgotten here; ``(None, {})`` in another process (the one
+    that filled it is gone)."""
+    if process != _PROCESS:
+        return None, {}
+    with _LOCAL_LOCK:
+        entry = _LOCAL.pop(token, None)
+    return (None, {}) if entry is None else (entry[0], entry[1])
+
+
+def _merge(*pieces: tuple) -> tuple:
+    """The union of ``(filter, counts)`` pieces, into the first filter in
+    place (each piece is one task's result with this task its only
+    dependent). The filter comes first in the result: Dask's serialiser
+    then sends it as frames, not as a pickle."""
+    out, counts = None, {}
+    for bf, held in pieces:
+        if bf is not None:
+            if out is None:
+                out = bf
+            else:
+                out |= bf
+        counts.update(held)
+    return out, counts
+
+
+def _drop(token: str) -> None:
+    with _LOCAL_LOCK:
+        _LOCAL.pop(token, None)
+
+
+# Test hook: called with (client, token) once every partition is in a
+# worker's filter, before the filters are collected.
+_AFTER_FILL = None
+
+
+def _build_on_workers(client, parts, params: tuple, split_every: int) -> BloomFilter:
+    token = uuid.uuid4().hex
+    fills = [
+        delayed(_fill, pure=False)(part, token, params, i, dask_key_name=f"lesshash-fill-{token}-{i}")
+        for i, part in enumerate(parts)
+    ]
+    try:
+        filled = client.compute(fills)
+        placed = sorted({(proc, addr) for proc, addr, _ in client.gather(filled)}, key=str)
+        # Released now: a worker lost from here on is not recomputed (its
+        # filter is gone with it anyway); its partitions show as missing.
+        del filled
+        if _AFTER_FILL is not None:
+            _AFTER_FILL(client, token)
+        level = [
+            client.submit(
+                _take, token, proc, key=f"lesshash-take-{token}-{j}", pure=False,
+                workers=[addr] if addr else None, allow_other_workers=True,
+            )
+            for j, (proc, addr) in enumerate(placed)
+        ]
+        depth = 0
+        while len(level) > 1:
+            depth += 1
+            level = [
+                client.submit(_merge, *level[i : i + split_every],
+                              key=f"lesshash-merge-{token}-{depth}-{i}", pure=False)
+                for i in range(0, len(level), split_every)
+            ]
+        bf, counts = level[0].result()
+        del level
+    finally:
+        # Filters not handed over (an error, an interrupt, a worker's
+        # filter that a lost take left behind) are dropped.
+        client.run(_drop, token)
+    missing = [i for i in range(len(parts)) if i not in counts]
+    if missing or bf is None:
+        rebuilt = client.compute(
+            delayed(_build_partitions, pure=True)(*params, *[parts[i] for i in missing])
+        ).result()
+        calls = sum(counts.values()) + rebuilt.insert_calls
+        if bf is None:
+            bf = rebuilt
+        else:
+            bf |= rebuilt
+    else:
+        calls = sum(counts.values())
+    if bf.insert_calls != calls:  # a partition held by two filters
+        bf._set_insert_calls(calls)
+    return bf
 
 
 def _partitions(collection, column):
@@ -171,20 +300,24 @@ def build(
 ) -> BloomFilter | Delayed:
     """A filter of every key in a Dask Series, DataFrame column or Bag.
 
-    Filters are built on the workers, each sized for the whole
-    ``expected_items`` so that they combine: one per group of consecutive
-    partitions, at most ``max_filters`` of them (default: the number of
-    workers of the current distributed client, else 8). Every filter costs
-    its full size to allocate, fill and ship, and a filter of all the keys
-    is larger than one partition's keys from about seven partitions on, so
-    moving keys into a few filters is cheaper than moving many filters.
-    The filters are then OR-ed together ``split_every`` at a time. With
-    ``compute=False`` the result is a ``Delayed`` (to compute together
-    with other work). ``client``: the distributed client to count workers
-    with and compute on (default: the default client, as for ``isin``).
+    With a distributed client (and ``compute=True``, the default), each
+    worker process keeps one filter, sized for the whole
+    ``expected_items``, and adds every partition it reads to it, where it
+    was read: keys never move, and a process allocates, fills and sends one
+    filter however many partitions and threads it has. The filters are then
+    OR-ed together in place, ``split_every`` at a time, each sent once. A
+    worker lost before its filter was collected loses nothing: its
+    partitions are read and added again, so the result is always the
+    filter a single process would build from all the keys, bit for bit.
 
-    The tasks are pure: a result lost with a worker is computed again, to
-    the same bits, on another worker.
+    With ``compute=False`` the result is a ``Delayed`` (to compute together
+    with other work), and without a distributed client the local
+    scheduler runs the same tree of pure tasks: one filter per group of
+    consecutive partitions, at most ``max_filters`` of them (default: the
+    number of worker processes of the client, else 8), OR-ed together
+    ``split_every`` at a time; a result lost with a worker is computed
+    again, to the same bits. ``client``: the distributed client to compute
+    on (default: the default client, as for ``isin``).
     """
     if split_every < 2:
         raise ValueError(f"split_every must be at least 2, got {split_every}")
@@ -195,18 +328,19 @@ def build(
         max_filters = (len(resolved.nthreads()) if resolved is not None else 0) or 8
     if max_filters < 1:
         raise ValueError(f"max_filters must be at least 1, got {max_filters}")
+    params = (expected_items, fpr, layout, scheme, seed)
     # Fail here, not on a worker, for bad parameters.
-    _empty(expected_items, fpr, layout, scheme, seed)
+    _empty(*params)
     parts = _partitions(collection, column)
+    if compute and resolved is not None and parts:
+        return _build_on_workers(resolved, parts, params, split_every)
     per = -(-len(parts) // max_filters) if parts else 1
     level = [
-        delayed(_build_partitions, pure=True)(
-            expected_items, fpr, layout, scheme, seed, *parts[i : i + per]
-        )
+        delayed(_build_partitions, pure=True)(*params, *parts[i : i + per])
         for i in range(0, len(parts), per)
     ]
     if not level:
-        level = [delayed(_empty, pure=True)(expected_items, fpr, layout, scheme, seed)]
+        level = [delayed(_empty, pure=True)(*params)]
     while len(level) > 1:
         level = [
             delayed(_union_all, pure=True)(*level[i : i + split_every])
@@ -225,7 +359,7 @@ def as_delayed(bloom: BloomFilter | Delayed) -> Delayed:
         return bloom
     _check(bloom)
     # A content-derived name: the same filter passed twice is one node.
-    return delayed(bloom, name=_key(bloom.to_bytes()), traverse=False)
+    return delayed(bloom, name=_key(bloom), traverse=False)
 
 
 def _check(bloom) -> None:
@@ -233,11 +367,11 @@ def _check(bloom) -> None:
         raise TypeError(f"expected a lesshash.BloomFilter, got {type(bloom).__name__}")
 
 
-def _key(data: bytes) -> str:
-    """A key for a filter's contents: its format's XXH3-64 header and
-    whole-file checksums (docs/format.md), already computed by to_bytes;
-    hashing 12 MB again in Python would cost more than sending it."""
-    return f"lesshash-bloom-{data[56:64].hex()}{data[-8:].hex()}"
+def _key(bloom: BloomFilter) -> str:
+    """A key for a filter's contents: the format's checksum of its header
+    and bits (what a file of it would store), one pass over the bits in
+    place."""
+    return f"lesshash-bloom-{bloom._digest():016x}"
 
 
 def _client(client):
@@ -285,8 +419,7 @@ def scatter(bloom: BloomFilter, client=None):
     if resolved is None:
         raise ValueError("scatter() needs a distributed client: none given, and no default client")
     _workers_import_this(resolved)
-    data = bloom.to_bytes()
-    contents = _key(data)
+    contents = _key(bloom)
     from distributed import Future
 
     key = _LIVE.get((resolved.id, contents))
@@ -298,7 +431,7 @@ def scatter(bloom: BloomFilter, client=None):
     # could meet that release, still on its way to the scheduler, and be
     # forgotten under the new graph ("lost dependencies").
     key = f"{contents}-{uuid.uuid4().hex[:16]}"
-    future = resolved.scatter({key: _Serialized(data)}, broadcast=True, direct=True)[key]
+    future = resolved.scatter({key: bloom}, broadcast=True, direct=True)[key]
     for held, k in list(_LIVE.items()):  # forget released keys: no growth
         if held[0] == resolved.id and k not in resolved.futures:
             del _LIVE[held]
@@ -325,15 +458,105 @@ def _filter_arg(bloom, client):
     naming it costs no pass over its bits)."""
     if isinstance(bloom, (str, os.PathLike)):
         return _FilterFile.check(bloom)
-    if isinstance(bloom, Delayed) or _is_future(bloom):
+    if isinstance(bloom, Delayed):
         return bloom
+    if _is_future(bloom):
+        return _Held.of(bloom)
     _check(bloom)
     if bloom.read_only:
         _, (path, verify) = bloom.__reduce__()  # how a map pickles
         return _FilterFile(path, verify)
     if _client(client) is not None:
-        return scatter(bloom, client)
+        return _Held.of(scatter(bloom, client))
     return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
+
+
+class _Held:
+    """A scattered filter in the partition tasks by its key, not as a
+    dependency: each worker process keeps the filter it first uses
+    (``_HELD``) for as long as the client holds it. As a dependency, a
+    filter would reach a worker again whenever Dask's Active Memory
+    Manager had dropped the worker's replica between two computations
+    (it drops the replicas no waiting task needs, every 2 s): with this
+    handle a filter used by many calls reaches each process once.
+
+    The handle holds the future on the client (so the collections that
+    use it keep the filter alive) and travels as its key alone; the last
+    handle of a key gone, the workers forget their filter of it."""
+
+    __slots__ = ("key", "future", "__weakref__")
+
+    @classmethod
+    def of(cls, future) -> "_Held":
+        held = cls(future.key, future)
+        client = future.client
+        with _HANDLES_LOCK:
+            _HANDLES[(client.id, future.key)] = _HANDLES.get((client.id, future.key), 0) + 1
+        weakref.finalize(held, _handle_gone, client, future.key)
+        return held
+
+    def __init__(self, key, future=None):
+        self.key, self.future = key, future
+
+    def __reduce__(self):
+        return _Held, (self.key,)
+
+    def __dask_tokenize__(self):
+        return ("lesshash-held", self.key)
+
+    def __repr__(self) -> str:
+        return f"_Held({self.key!r})"
+
+
+# (client id, key) -> live handles of it in this (the client's) process.
+_HANDLES: dict = {}
+_HANDLES_LOCK = threading.Lock()
+
+
+def _handle_gone(client, key) -> None:
+    with _HANDLES_LOCK:
+        left = _HANDLES.pop((client.id, key), 1) - 1
+        if left:
+            _HANDLES[(client.id, key)] = left
+            return
+    # The workers' copies go too, from a thread of its own: the last
+    # handle can go on any thread, the client's event loop's included,
+    # where a call into the client would wait for itself.
+    threading.Thread(target=_forget_on_workers, args=(client, key), daemon=True).start()
+
+
+def _forget_on_workers(client, key) -> None:
+    try:
+        if client.status == "running":
+            client.run(_forget, key)
+    except Exception:  # pragma: no cover - a client or worker closing meanwhile
+        pass
+
+
+# This worker process's filters by key (see _Held), and the lock under
+# which one thread fetches a filter the others then share.
+_HELD: dict = {}
+_HELD_LOCK = threading.Lock()
+
+
+def _forget(key) -> None:
+    with _HELD_LOCK:
+        _HELD.pop(key, None)
+
+
+def _held(ref: _Held) -> BloomFilter:
+    with _HELD_LOCK:
+        bf = _HELD.get(ref.key)
+        if bf is None:
+            from distributed import Future, get_worker, worker_client
+
+            try:  # the replica the scatter broadcast, if still here
+                bf = get_worker().data[ref.key]
+            except KeyError:  # dropped: fetched from a worker that has it
+                with worker_client() as client:
+                    bf = Future(ref.key, client).result()
+            _HELD[ref.key] = bf
+        return bf
 
 
 class _FilterFile:
@@ -401,7 +624,11 @@ def _mapped(ref: _FilterFile) -> BloomFilter:
 
 
 def _resolve(bloom) -> BloomFilter:
-    return _mapped(bloom) if isinstance(bloom, _FilterFile) else bloom
+    if isinstance(bloom, _FilterFile):
+        return _mapped(bloom)
+    if isinstance(bloom, _Held):
+        return _held(bloom)
+    return bloom
 
 
 def _mask(bloom: BloomFilter, keys) -> np.ndarray:

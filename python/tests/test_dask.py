@@ -193,7 +193,12 @@ def _bloom_keys(dask_scheduler) -> dict:
 
 
 def _worker_copies(dask_worker) -> int:
-    return sum(str(k).startswith("lesshash-bloom") for k in dask_worker.data)
+    """Filters this worker process holds: Dask's replicas and the filters
+    its tasks keep (lesshash.dask._HELD), the same key counted once."""
+    import lesshash.dask as held
+
+    keys = {k for k in dask_worker.data if str(k).startswith("lesshash-bloom")}
+    return len(keys | set(held._HELD))
 
 
 def _wait_released(client, timeout=10.0):
@@ -325,6 +330,109 @@ def test_a_fresh_cluster_receives_a_filter_first():
         ids = dd.from_pandas(pd.Series(np.arange(1000, dtype=np.int64)), npartitions=4)
         mask = ld.isin(ids, future).compute(scheduler=client)
         assert (mask.to_numpy() == bf.contains_many(np.arange(1000))).all()
+
+
+# --- how a filter crosses the cluster ------------------------------------------
+
+
+def _address(buffer) -> int:
+    return np.frombuffer(buffer, dtype=np.uint8).__array_interface__["data"][0]
+
+
+def test_dask_frames_lend_the_bits_and_arrive_equal():
+    """Dask's serialiser sends a filter as its header and a buffer over its
+    own bits (the same address twice: no copy), and the receiver gets an
+    equal filter, insert counter included; a change made while the frames
+    live copies the bits first, so the frames keep the filter as it was."""
+    from distributed.protocol import deserialize, serialize
+
+    bf = BloomFilter(100_000, 0.01, layout="split-block", seed=9)
+    bf.add_many(np.arange(5000, dtype=np.int64))
+    header, frames = serialize(bf, serializers=["dask"])
+    assert header["serializer"] == "dask" and len(frames) == 2
+    assert len(frames[0]) == 64 and len(frames[1]) == bf.nbytes
+    assert memoryview(frames[1]).readonly
+    assert _address(bf._frames()[1]) == _address(frames[1]), "the payload was copied"
+    got = deserialize(header, frames)
+    assert got == bf and got.insert_calls == 5000 and got.to_bytes() == bf.to_bytes()
+
+    before = bf.to_bytes()
+    bf.add(10**9)  # while the frames live: copied first
+    assert deserialize(header, frames).to_bytes() == before
+    assert 10**9 in bf and bf.insert_calls == 5001
+    del header, frames, got
+    lent = _address(bf._frames()[1])
+    bf.add(10**9 + 1)  # nothing lent any more: changed in place
+    assert _address(bf._frames()[1]) == lent
+
+
+def test_damaged_frames_are_refused_by_name():
+    header, payload = BloomFilter(1000, 0.01)._frames()
+    bad = bytearray(header)
+    bad[33] ^= 1  # m
+    with pytest.raises(ValueError, match="header_checksum"):
+        BloomFilter._from_frames(bytes(bad), payload)
+    with pytest.raises(ValueError, match="payload"):
+        BloomFilter._from_frames(header, bytes(payload)[:-8])
+    with pytest.raises(ValueError, match="header"):
+        BloomFilter._from_frames(header + b"x", payload)
+    # Unaligned payloads (a frame inside a larger message) are fine.
+    shifted = memoryview(b"x" + bytes(payload))[1:]
+    assert BloomFilter._from_frames(header, shifted) == BloomFilter(1000, 0.01)
+
+
+def test_a_mapped_filter_sends_its_file_contents(tmp_path):
+    bf = BloomFilter(10_000, 0.01)
+    bf.add_many(["a", "b"])
+    bf.save(tmp_path / "f.lhbf")
+    mapped = BloomFilter.open(tmp_path / "f.lhbf")
+    header, payload = mapped._frames()
+    assert BloomFilter._from_frames(header, payload).to_bytes() == bf.to_bytes()
+    assert mapped._digest() == bf._digest() == int.from_bytes(bf.to_bytes()[-8:], "little")
+
+
+def _count_filter_arrivals(dask_worker=None):
+    """Wraps this worker's deserialiser of filters with a counter."""
+    from distributed.protocol.serialize import dask_deserialize
+
+    real = dask_deserialize.dispatch(BloomFilter)
+    if getattr(real, "counted", None) is not None:
+        return
+    counter = []
+
+    def counted(header, frames):
+        counter.append(1)
+        return real(header, frames)
+
+    counted.counted = counter
+    dask_deserialize.register(BloomFilter)(counted)
+
+
+def _filter_arrivals() -> int:
+    from distributed.protocol.serialize import dask_deserialize
+
+    return len(dask_deserialize.dispatch(BloomFilter).counted)
+
+
+def test_a_filter_object_reaches_each_worker_once_for_many_calls(dask_client):
+    """Five isin and filter_frame calls with the same filter object: each
+    worker process receives (deserialises) it once."""
+    _wait_released(dask_client)
+    dask_client.run(_count_filter_arrivals)
+    before = dask_client.run(_filter_arrivals)
+    bf = BloomFilter(50_000, 0.01)
+    bf.add_many(np.arange(0, 50_000, 3, dtype=np.int64))
+    ids = dd.from_pandas(pd.Series(np.arange(50_000, dtype=np.int64), name="id"), npartitions=8)
+    kept = []
+    for _ in range(5):
+        kept.append(ld.isin(ids, bf))
+        assert kept[-1].sum().compute() >= len(range(0, 50_000, 3))
+        kept.append(ld.filter_frame(ids.to_frame(), "id", bf))
+        assert len(kept[-1].compute()) >= len(range(0, 50_000, 3))
+    after = dask_client.run(_filter_arrivals)
+    assert {w: after[w] - before[w] for w in after} == dict.fromkeys(after, 1)
+    del kept
+    _wait_released(dask_client)
 
 
 def test_string_keys_from_arrow_backed_partitions(dask_client):

@@ -1,15 +1,23 @@
-"""lesshash.dask.build's grouping of partitions into at most `max_filters`
-filters: every grouping gives the one-process filter bit for bit, with the
-number of partial filters the docstring promises (one per group of
-ceil(partitions / max_filters) consecutive partitions; by default one per
-worker of the client)."""
+"""lesshash.dask.build, both ways it runs:
+
+* on a distributed client (``compute=True``): one filter per worker
+  process, filled where the partitions were read, collected once each;
+  bit for bit the one-process filter (insert counter included) for any
+  number of workers, threads and partitions, also when a worker's filter
+  is lost before it was collected;
+* the tree of pure tasks (``compute=False``, local schedulers): at most
+  ``max_filters`` partial filters, one per group of
+  ceil(partitions / max_filters) consecutive partitions (by default one per
+  worker of the client), with the same bits."""
 
 from __future__ import annotations
 
 import math
+import os
 
 # Plain imports: Dask is in the `test` extra (a missing one fails the suite).
 import dask.dataframe as dd
+import distributed
 import numpy as np
 import pytest
 
@@ -72,3 +80,95 @@ def test_max_filters_and_split_every_are_checked(dask_client):
         ld.build(series, N, 0.01, max_filters=0)
     with pytest.raises(ValueError, match="split_every"):
         ld.build(series, N, 0.01, split_every=1)
+
+
+# --- the distributed build: one filter per worker process --------------------
+
+
+def _task_counts(client, run) -> dict:
+    """Task prefix -> how many ran, over ``run()``."""
+    with distributed.get_task_stream(client) as ts:
+        out = run()
+    counts: dict = {}
+    for t in ts.data:
+        prefix = distributed.utils.key_split(t["key"])
+        counts[prefix] = counts.get(prefix, 0) + 1
+    return out, counts
+
+
+@pytest.mark.parametrize("workers,threads", [(1, 1), (2, 2), (3, 1)])
+def test_one_filter_per_worker_process_and_the_same_bits(workers, threads):
+    """For 1, 2 and 3 worker processes and 1, 8 and 43 partitions: the
+    filter of one process, bit for bit (header and insert counter too);
+    one filter per process that read partitions (``_take``), never one
+    per partition or per thread, and every worker's filter handed over
+    and forgotten."""
+    ref = reference()
+    with distributed.LocalCluster(
+        n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
+        for partitions in [1, 8, 43]:
+            series = dd.from_array(keys(), chunksize=math.ceil(N / partitions))
+            assert series.npartitions == partitions
+            bf, counts = _task_counts(
+                client, lambda: ld.build(series, N, 0.01, seed=5, split_every=2, client=client)
+            )
+            assert bf.to_bytes() == ref.to_bytes(), (workers, partitions)
+            assert counts["lesshash-fill"] == partitions, counts
+            assert 1 <= counts["lesshash-take"] <= min(workers, partitions), counts
+            assert "build_partitions" not in counts, counts
+            held = client.run(lambda: len(ld._LOCAL))
+            assert set(held.values()) == {0}, held
+
+
+def test_a_filter_lost_before_collection_is_rebuilt(dask_client, monkeypatch):
+    """A worker restarted after its partitions went into its filter (the
+    filter gone with the process): its partitions are read and added
+    again, and the result is still the one-process filter, insert counter
+    included."""
+    series = dd.from_array(keys(), chunksize=math.ceil(N / 10))
+    restarted = []
+
+    def restart_one(client, token):
+        holders = [w for w, n in client.run(lambda: len(ld._LOCAL)).items() if n]
+        client.restart_workers(holders[:1])
+        restarted.append(holders[0])
+
+    monkeypatch.setattr(ld, "_AFTER_FILL", restart_one)
+    bf, counts = _task_counts(dask_client, lambda: ld.build(series, N, 0.01, seed=5))
+    assert restarted
+    assert bf.to_bytes() == reference().to_bytes()
+    assert counts.get("build_partitions") == 1, counts
+
+
+def test_a_partition_in_two_filters_counts_once(dask_client, monkeypatch):
+    """Were a partition's task run on two workers (a retry), both filters
+    hold its keys: the bits are the same (OR is idempotent), and the
+    insert counter counts the partition once."""
+    series = dd.from_array(keys(), chunksize=math.ceil(N / 6))
+    first = series.to_delayed()[0].compute()
+
+    def fill_everywhere(client, token):
+        # Partition 0 added again on every worker: one of them holds it
+        # already (a no-op there), the other now too.
+        params = (N, 0.01, None, None, 5)
+        for w in client.scheduler_info()["workers"]:
+            client.submit(ld._fill, first, token, params, 0, workers=[w],
+                          allow_other_workers=False, pure=False).result()
+        held = client.run(lambda: [0 in e[1] for e in ld._LOCAL.values()])
+        assert sum(map(sum, held.values())) == 2, held
+
+    monkeypatch.setattr(ld, "_AFTER_FILL", fill_everywhere)
+    bf = ld.build(series, N, 0.01, seed=5)
+    assert bf.to_bytes() == reference().to_bytes()
+
+
+def test_the_local_scheduler_and_compute_false_keep_the_pure_tree(dask_client):
+    series = dd.from_array(keys(), chunksize=math.ceil(N / 9))
+    lazy = ld.build(series, N, 0.01, seed=5, compute=False)
+    assert partial_filters(lazy) == 2
+    assert "lesshash-fill" not in str(dict(lazy.__dask_graph__()).keys())
+    assert lazy.compute().to_bytes() == reference().to_bytes()
+    local = ld.build(series, N, 0.01, seed=5, client=False)
+    assert local.to_bytes() == reference().to_bytes()
+    assert os.getpid() and not ld._LOCAL  # nothing left in this process
