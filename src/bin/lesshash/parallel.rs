@@ -246,3 +246,107 @@ impl Drop for Blocks {
         self.shared.taken.notify_one();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader returning at most `step` bytes a read, then `error` if set.
+    struct Dribble {
+        data: Vec<u8>,
+        at: usize,
+        step: usize,
+        error: bool,
+    }
+
+    impl Read for Dribble {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            if self.at == self.data.len() && self.error {
+                return Err(io::Error::other("broken"));
+            }
+            let n = self.step.min(out.len()).min(self.data.len() - self.at);
+            out[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    fn blocks(data: &[u8], step: usize, error: bool, threads: usize) -> Blocks {
+        let reader = Dribble {
+            data: data.to_vec(),
+            at: 0,
+            step,
+            error,
+        };
+        Blocks::spawn(Box::new(reader), threads).unwrap()
+    }
+
+    /// The blocks' pieces reassemble the input exactly, each a run of
+    /// whole lines (the input's unterminated last line last), for reads of
+    /// every size, workers slower than the reads (blocks gathered from
+    /// many reads) or not, and a line longer than a block.
+    #[test]
+    fn blocks_cover_the_input() {
+        let mut input = Vec::new();
+        for i in 0..200_000u32 {
+            input.extend_from_slice(format!("line-{i}\n").as_bytes());
+            if i == 100_000 {
+                input.resize(input.len() + 9 * CHUNK, b'x');
+                input.push(b'\n');
+            }
+        }
+        input.extend_from_slice(b"last");
+        for (step, slow) in [
+            (1 << 16, false),
+            (1 << 16, true),
+            (1000, true),
+            (usize::MAX, false),
+        ] {
+            let blocks = blocks(&input, step, false, 2);
+            let mut out = Vec::new();
+            while let Some(block) = blocks.next_block().unwrap() {
+                for piece in blocks.pieces(&block) {
+                    assert!(!piece.is_empty());
+                    out.extend_from_slice(piece);
+                    assert!(piece.ends_with(b"\n") || out.len() == input.len());
+                }
+                blocks.give_back(block);
+                if slow {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+            assert!(out == input, "step={step} slow={slow}");
+        }
+    }
+
+    /// A read error comes after every whole line read before it.
+    #[test]
+    fn a_read_error_comes_after_the_lines_before_it() {
+        let input = b"a\nb\nc";
+        let blocks = blocks(input, 1, true, 2);
+        let mut out = Vec::new();
+        let error = loop {
+            match blocks.next_block() {
+                Ok(Some(block)) => out.extend_from_slice(&block),
+                Ok(None) => panic!("no error"),
+                Err(e) => break e,
+            }
+        };
+        assert_eq!(out, b"a\nb\n");
+        assert_eq!(error.to_string(), "broken");
+    }
+
+    #[test]
+    fn pieces_end_at_line_ends() {
+        let chunk = b"aaaa\nb\n\ncccccccccc\nd";
+        for n in 1..10 {
+            let pieces = split_lines(chunk, n);
+            assert!(pieces.len() <= n);
+            assert_eq!(pieces.concat(), chunk);
+            let (last, rest) = pieces.split_last().unwrap();
+            assert!(rest.iter().all(|p| p.ends_with(b"\n")), "{n}");
+            assert!(last.ends_with(b"d"));
+        }
+        assert!(split_lines(b"", 3).is_empty());
+    }
+}
