@@ -187,12 +187,12 @@ impl Blocks {
     /// may be blocked on a read of a pipe when the work ends early (the
     /// reader of stdout went away), and ends with the process.
     pub fn spawn(reader: Box<dyn Read + Send>, threads: usize) -> Result<Self> {
-        let pieces = PIECES_PER_THREAD * threads;
+        let pieces = PIECES_PER_THREAD.saturating_mul(threads);
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             published: Condvar::new(),
             taken: Condvar::new(),
-            size: (CHUNK * pieces).min(MAX_BLOCK),
+            size: CHUNK.saturating_mul(pieces).min(MAX_BLOCK),
         });
         let theirs = Arc::clone(&shared);
         std::thread::Builder::new()
