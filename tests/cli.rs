@@ -255,6 +255,236 @@ fn threads_cut_lines_like_one_thread() {
     assert_eq!(stdout(&o), "9,key-last\n9,key-1\n");
 }
 
+/// Line `i` of [`mixed_input`]: tab-separated, with CRLF ends, empty
+/// lines and lines without field 2 among them.
+fn mixed_line(i: usize) -> String {
+    if i.is_multiple_of(11) {
+        "\n".into()
+    } else if i % 13 == 2 {
+        format!("no-field-{i}\n")
+    } else if i % 7 == 1 {
+        format!("{i}\tkey-{i}\r\n")
+    } else {
+        format!("{i}\tkey-{i}\tx\n")
+    }
+}
+
+/// The length of [`mixed_input`]'s long line: longer than a block of two
+/// threads (4 MiB), so the reader's buffer grows.
+const LONG_LINE: usize = 5 << 20;
+
+/// The input of the `--threads` tests: `n` [`mixed_line`]s, then the long
+/// line (whose field 2 is `long`), then `last` without a newline. Lines
+/// `i % 3 == 0` are the members.
+fn mixed_input(n: usize, last: &str) -> Vec<u8> {
+    let mut input = Vec::new();
+    for i in 0..n {
+        input.extend_from_slice(mixed_line(i).as_bytes());
+        if i == n / 2 {
+            input.extend_from_slice(b"long\tlong\t");
+            input.resize(input.len() + LONG_LINE, b'x');
+            input.push(b'\n');
+        }
+    }
+    input.extend_from_slice(last.as_bytes());
+    input
+}
+
+/// A summary line without its time and rate, which vary.
+fn without_timing(stderr: &str) -> String {
+    stderr
+        .lines()
+        .map(|l| match (l.find(" in "), l.find(" keys/s)")) {
+            (Some(a), Some(b)) if a < b => format!("{}{}", &l[..a], &l[b + 8..]),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `filter --threads 2, 3, 8` print exactly the one-thread output, in
+/// input order, with the same counts, over an input of 12 MB (several
+/// blocks of 2 and 3 threads, 4 and 6 MiB; 16 pieces of one block of 8;
+/// from a pipe, blocks of whatever the reads gathered) read from a file
+/// and from a pipe: whole
+/// lines and field 2, plain and inverted, CRLF ends, empty lines, lines
+/// without the field, a 5 MiB line and an unterminated last line, which
+/// comes out (with a newline) in one mode or the other.
+#[test]
+fn filter_threads_print_the_one_thread_output() {
+    let dir = Dir::new();
+    let n = 400_000;
+    // Members: every third line, the long line and the last one, as whole
+    // lines (`w.lhbf`) and as field 2 (`f.lhbf`); the last line has no
+    // field 2, so it is printed by the whole-line filter and by the
+    // inverted field filter.
+    let last = "last-line-without-newline";
+    let input = mixed_input(n, last);
+    assert!(input.len() > 12_000_000, "{} bytes", input.len());
+    std::fs::write(dir.path("input.txt"), &input).unwrap();
+    let mut whole = Vec::new();
+    let mut field = Vec::new();
+    for i in (0..n).step_by(3) {
+        let line = mixed_line(i);
+        let line = line.trim_end_matches('\n').trim_end_matches('\r');
+        whole.push(line.to_string());
+        if let Some(k) = line.split('\t').nth(1) {
+            field.push(k.to_string());
+        }
+    }
+    whole.push(format!("long\tlong\t{}", "x".repeat(LONG_LINE)));
+    whole.push(last.to_string());
+    field.push("long".to_string());
+    write_lines(&dir.path("whole.txt"), whole);
+    write_lines(&dir.path("field.txt"), field);
+    for (keys, f) in [("whole.txt", "w.lhbf"), ("field.txt", "f.lhbf")] {
+        let o = lesshash(&[
+            "build",
+            "-i",
+            &dir.s(keys),
+            "-o",
+            &dir.s(f),
+            "--fpr",
+            "0.01",
+            "-t",
+            "1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let lines = n + 2;
+    let input_path = dir.s("input.txt");
+    let (w, f) = (dir.s("w.lhbf"), dir.s("f.lhbf"));
+    let modes: [(&str, Vec<&str>); 4] = [
+        ("whole", vec![w.as_str()]),
+        ("whole -v", vec![w.as_str(), "-v"]),
+        ("field 2", vec![f.as_str(), "--field", "2"]),
+        ("field 2 -v", vec![f.as_str(), "--field", "2", "-v"]),
+    ];
+    for (mode, args) in &modes {
+        let run = |threads: &str, stdin: bool| {
+            let mut a = vec!["filter"];
+            a.extend(args);
+            a.extend(["--threads", threads]);
+            let o = if stdin {
+                lesshash_stdin(&a, &input)
+            } else {
+                a.extend(["-i", &input_path]);
+                lesshash(&a)
+            };
+            assert!(
+                o.status.success(),
+                "{mode} threads={threads}: {}",
+                stderr(&o)
+            );
+            o
+        };
+        let one = run("1", false);
+        let summary = without_timing(&stderr(&one));
+        assert!(
+            summary.starts_with(&format!("lesshash: filtered {lines} keys, ")),
+            "{mode}: {summary}"
+        );
+        let printed = one.stdout.iter().filter(|&&b| b == b'\n').count();
+        assert!(
+            summary.contains(&format!(", {printed} lines ")),
+            "{summary}"
+        );
+        // The last line is printed, with a newline, by exactly these modes.
+        let ends_last = one.stdout.ends_with(format!("{last}\n").as_bytes());
+        assert_eq!(
+            ends_last,
+            *mode == "whole" || *mode == "field 2 -v",
+            "{mode}"
+        );
+        for threads in ["2", "3", "8"] {
+            for stdin in [false, true] {
+                let o = run(threads, stdin);
+                assert!(
+                    o.stdout == one.stdout,
+                    "{mode} threads={threads} stdin={stdin}: {} bytes against {}",
+                    o.stdout.len(),
+                    one.stdout.len()
+                );
+                assert_eq!(
+                    without_timing(&stderr(&o)),
+                    summary,
+                    "{mode} threads={threads}"
+                );
+            }
+        }
+    }
+}
+
+/// `build --threads 2, 3, 8` write the one-thread filter file byte for
+/// byte (bits and the header's insert count), with the same counts, from
+/// an input of 12 MB (as `filter`'s test) with CRLF ends, empty lines, lines without
+/// the field, a 5 MiB line and an unterminated last line: whole lines,
+/// field 2, and the `Independent` scheme (which inserts keys, not hashes),
+/// from a file and from a pipe.
+#[test]
+fn build_threads_write_the_one_thread_file() {
+    let dir = Dir::new();
+    let n = 400_000;
+    let input = mixed_input(n, "0\tlast-key");
+    std::fs::write(dir.path("input.txt"), &input).unwrap();
+    let input_path = dir.s("input.txt");
+    let modes: [(&str, Vec<&str>); 3] = [
+        ("whole", vec![]),
+        ("field 2", vec!["--field", "2"]),
+        ("independent", vec!["--scheme", "independent"]),
+    ];
+    for (mode, args) in &modes {
+        // To stdout: a file would be synced, for seconds in all.
+        let run = |threads: &str, stdin: bool| {
+            let mut a = vec!["build", "-o", "-", "--fpr", "0.01", "--items", "400000"];
+            a.extend(args);
+            a.extend(["--threads", threads]);
+            let o = if stdin {
+                lesshash_stdin(&a, &input)
+            } else {
+                a.extend(["-i", &input_path]);
+                lesshash(&a)
+            };
+            assert!(
+                o.status.success(),
+                "{mode} threads={threads}: {}",
+                stderr(&o)
+            );
+            (o.stdout.clone(), without_timing(&stderr(&o)))
+        };
+        let (one, summary) = run("1", false);
+        let keys = if *mode == "field 2" {
+            let skipped = (0..n)
+                .filter(|i| i.is_multiple_of(11) || i % 13 == 2)
+                .count();
+            assert!(
+                summary.contains(&format!("; {skipped} lines without field 2 skipped")),
+                "{summary}"
+            );
+            n + 2 - skipped
+        } else {
+            n + 2
+        };
+        assert!(
+            summary.starts_with(&format!("lesshash: built {keys} keys -> ")),
+            "{summary}"
+        );
+        std::fs::write(dir.path("one.lhbf"), &one).unwrap();
+        let info = stdout(&lesshash(&["info", &dir.s("one.lhbf")]));
+        assert!(info.contains(&format!("inserted         {keys}")), "{info}");
+        for threads in ["2", "3", "8"] {
+            for stdin in [false, true] {
+                let (file, s) = run(threads, stdin);
+                assert!(
+                    file == one,
+                    "{mode} threads={threads} stdin={stdin}: another file"
+                );
+                assert_eq!(s, summary, "{mode} threads={threads} stdin={stdin}");
+            }
+        }
+    }
+}
+
 #[test]
 fn stdin_build_without_items_and_last_line_without_newline() {
     let dir = Dir::new();
@@ -548,6 +778,38 @@ fn file_errors_are_one_line_and_exit_2() {
         "0.1",
     ]);
     assert_error(&o, &["x.lhbf"]);
+}
+
+/// A read error (the input is a directory) is the same one-line error on
+/// the parallel paths as on the one-thread ones, which report it from
+/// the reading thread itself.
+#[cfg(target_os = "linux")]
+#[test]
+fn read_errors_are_the_same_on_every_thread_count() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 10, &[]);
+    let input = dir.s("");
+    let out = dir.s("x.lhbf");
+    for cmd in [
+        vec!["filter", &f, "-i", &input],
+        vec![
+            "build", "-i", &input, "-o", &out, "--fpr", "0.1", "--items", "9",
+        ],
+    ] {
+        let errors: Vec<String> = ["1", "3"]
+            .iter()
+            .map(|t| {
+                let mut args = cmd.clone();
+                args.extend(["--threads", t]);
+                let o = lesshash(&args);
+                assert_error(&o, &["cannot read input", "Is a directory"]);
+                stderr(&o)
+            })
+            .collect();
+        assert_eq!(errors[0], errors[1], "{}", cmd[0]);
+        assert_eq!(errors[0].lines().count(), 1, "{}", errors[0]);
+    }
+    assert!(!dir.path("x.lhbf").exists());
 }
 
 /// Flipped, truncated, extended and foreign bytes: an error naming the

@@ -8,8 +8,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use lesshash::{BloomFilter, Layout, Scheme};
 
-use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, strip_eol};
+use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, recycle, strip_eol};
 use crate::output::{Output, input_id};
+use crate::parallel::Blocks;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -48,7 +49,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SEED", value_parser = crate::parse_seed)]
     seed: Option<u64>,
 
-    /// Insert threads (0: one per CPU).
+    /// Insert threads (0: one per CPU): they cut the lines, hash the keys
+    /// and insert them; with more than one, the input is read on a thread
+    /// of its own. The filter is the same for any count.
     #[arg(long, short = 't', value_name = "T", default_value_t = 0)]
     threads: usize,
 }
@@ -72,7 +75,7 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     )?;
     // Pass one when --items is absent: count lines (a file is read twice,
     // stdin is buffered in memory).
-    let (items, reader): (u64, Box<dyn Read>) = match args.items {
+    let (items, reader): (u64, Box<dyn Read + Send>) = match args.items {
         Some(n) => (n, args.input.open()?),
         None if args.input.path().is_some() => {
             let n = count_lines(args.input.open()?)
@@ -102,24 +105,15 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     }
     let filter = builder.build().map_err(build_error)?;
 
-    let threads = if args.threads == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        args.threads
-    };
+    let threads = crate::parallel::thread_count(args.threads);
     let bar = crate::progress(quiet, args.input.len(), "build");
     let spec = args.input.key_spec();
-    let pool = if threads <= 1 {
-        None
-    } else {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .context("cannot start the insert threads")?;
-        Some(pool)
-    };
-    let (filter, keys, skipped) = insert_all(filter, reader, spec, &bar, pool.as_ref())
-        .with_context(|| format!("cannot read input {name}"))?;
+    let pool = crate::parallel::pool(threads, "insert")?;
+    let (filter, keys, skipped) = match &pool {
+        None => insert_all(filter, reader, spec, &bar),
+        Some(pool) => insert_parallel(filter, reader, spec, &bar, pool, threads)?,
+    }
+    .with_context(|| format!("cannot read input {name}"))?;
     bar.finish_and_clear();
 
     let out_name = output.name().to_string();
@@ -174,73 +168,105 @@ fn keys_of<'a>(chunk: &'a [u8], spec: KeySpec, keys: &mut Vec<&'a [u8]>) -> u64 
 
 type Built = (BloomFilter, u64, u64);
 
-/// Inserts every key of the input, chunk by chunk: with the batch path, or
-/// the parallel one when a pool is given (bit-identical results). With a
-/// pool the chunk's lines are also cut into keys in parallel, one piece
-/// per thread: on one thread that cut is about a third of the build.
+/// Inserts every key of the input, chunk by chunk, on the calling thread
+/// (`--threads 1`).
 fn insert_all(
     mut filter: BloomFilter,
-    reader: Box<dyn Read>,
+    reader: Box<dyn Read + Send>,
     spec: KeySpec,
     bar: &indicatif::ProgressBar,
-    pool: Option<&rayon::ThreadPool>,
 ) -> std::io::Result<Built> {
     let mut chunks = Chunks::new(reader);
     let (mut n, mut skipped) = (0u64, 0u64);
     while let Some(chunk) = chunks.next_chunk()? {
-        let keys = match pool {
-            Some(pool) => {
-                let (keys, s) = pool.install(|| keys_in_parallel(chunk, spec));
-                skipped += s;
-                pool.install(|| filter.par_insert_batch(&keys));
-                keys
-            }
-            None => {
-                let mut keys = Vec::with_capacity(chunk.len() / 8);
-                skipped += keys_of(chunk, spec, &mut keys);
-                filter.insert_batch(&keys);
-                keys
-            }
-        };
+        let mut keys = Vec::with_capacity(chunk.len() / 8);
+        skipped += keys_of(chunk, spec, &mut keys);
+        filter.insert_batch(&keys);
         n += keys.len() as u64;
         bar.inc(chunk.len() as u64);
     }
     Ok((filter, n, skipped))
 }
 
-/// The keys of a chunk (in order) and its lines without a key, cut on
-/// rayon's threads: the chunk is split into one piece per thread at line
-/// ends.
-fn keys_in_parallel(chunk: &[u8], spec: KeySpec) -> (Vec<&[u8]>, u64) {
+/// Inserts every key of the input on the pool, bit-identical to
+/// [`insert_all`] (and the same insert count in the header). The input is
+/// read in blocks on a thread of its own; each block is cut into pieces at
+/// line ends, whose keys are cut and then hashed in parallel straight into
+/// one array of hashes, which the library's parallel insert takes (no
+/// serial pass over the keys: on one thread the cut alone is about a
+/// third of the build). The `Independent` scheme, which needs the keys'
+/// bytes, inserts the keys instead. The outer error: the pool's or the
+/// reader thread's start; the inner one: the input's.
+fn insert_parallel(
+    mut filter: BloomFilter,
+    reader: Box<dyn Read + Send>,
+    spec: KeySpec,
+    bar: &indicatif::ProgressBar,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+) -> Result<std::io::Result<Built>> {
     use rayon::prelude::*;
-    let threads = rayon::current_num_threads().max(1);
-    let mut pieces = Vec::with_capacity(threads);
-    let mut rest = chunk;
-    for t in (1..threads).rev() {
-        // Split after the first line end at or past an even share.
-        let at = rest.len() - rest.len() * t / (t + 1);
-        match memchr::memchr(b'\n', &rest[at.min(rest.len())..]) {
-            Some(i) => {
-                let (head, tail) = rest.split_at(at + i + 1);
-                pieces.push(head);
-                rest = tail;
+    let blocks = Blocks::spawn(reader, threads)?;
+    let (mut n, mut skipped) = (0u64, 0u64);
+    let seed = filter.seed();
+    let by_hash = filter.prehashed().is_ok();
+    // Reused across blocks: the pieces' key vectors, the block's hashes.
+    let mut spare: Vec<Vec<&'static [u8]>> = Vec::new();
+    let mut hashes: Vec<u128> = Vec::new();
+    loop {
+        let block = match blocks.next_block() {
+            Ok(Some(block)) => block,
+            Ok(None) => break,
+            Err(e) => return Ok(Err(e)),
+        };
+        let pieces = blocks.pieces(&block);
+        let mut cuts: Vec<Cut<'_>> = pieces
+            .iter()
+            .map(|_| Cut {
+                keys: recycle(spare.pop().unwrap_or_default()),
+                skipped: 0,
+            })
+            .collect();
+        pool.install(|| {
+            pieces
+                .par_iter()
+                .zip(&mut cuts)
+                .for_each(|(&piece, cut)| cut.skipped = keys_of(piece, spec, &mut cut.keys));
+            if by_hash {
+                // Each piece's hashes go to its own part of the array.
+                hashes.resize(cuts.iter().map(|c| c.keys.len()).sum(), 0);
+                let mut parts = Vec::with_capacity(cuts.len());
+                let mut rest = &mut hashes[..];
+                for cut in &cuts {
+                    let (part, tail) = rest.split_at_mut(cut.keys.len());
+                    parts.push(part);
+                    rest = tail;
+                }
+                cuts.par_iter().zip(parts).for_each(|(cut, part)| {
+                    lesshash::hash_batch(&cut.keys, seed, part).expect("a part per piece's keys");
+                });
+                filter
+                    .prehashed_mut()
+                    .expect("a two-hash scheme")
+                    .par_insert_batch(&hashes);
+            } else {
+                let keys: Vec<&[u8]> = cuts.iter().flat_map(|c| &c.keys).copied().collect();
+                filter.par_insert_batch(&keys);
             }
-            None => break,
+        });
+        for cut in cuts {
+            n += cut.keys.len() as u64;
+            skipped += cut.skipped;
+            spare.push(recycle(cut.keys));
         }
+        bar.inc(block.len() as u64);
+        blocks.give_back(block);
     }
-    pieces.push(rest);
-    let cut: Vec<(Vec<&[u8]>, u64)> = pieces
-        .into_par_iter()
-        .map(|piece| {
-            let mut keys = Vec::with_capacity(piece.len() / 8);
-            let skipped = keys_of(piece, spec, &mut keys);
-            (keys, skipped)
-        })
-        .collect();
-    let skipped = cut.iter().map(|(_, s)| s).sum();
-    let mut keys = Vec::with_capacity(cut.iter().map(|(k, _)| k.len()).sum());
-    for (k, _) in &cut {
-        keys.extend_from_slice(k);
-    }
-    (keys, skipped)
+    Ok(Ok((filter, n, skipped)))
+}
+
+/// A piece's keys, in order, and its lines without one.
+struct Cut<'a> {
+    keys: Vec<&'a [u8]>,
+    skipped: u64,
 }

@@ -45,13 +45,14 @@ impl InputArgs {
             .map_or_else(|| "stdin".into(), |p| p.display().to_string())
     }
 
-    /// Opens the input.
-    pub fn open(&self) -> Result<Box<dyn Read>> {
+    /// Opens the input. `Send`, so that the parallel paths read it on a
+    /// thread of its own (stdin is locked per read: one lock a chunk).
+    pub fn open(&self) -> Result<Box<dyn Read + Send>> {
         Ok(match self.path() {
             Some(p) => Box::new(
                 File::open(p).with_context(|| format!("cannot open input {}", p.display()))?,
             ),
-            None => Box::new(io::stdin().lock()),
+            None => Box::new(io::stdin()),
         })
     }
 
@@ -111,6 +112,16 @@ pub(crate) fn for_each_line<'a>(chunk: &'a [u8], mut f: impl FnMut(&'a [u8])) {
     if start < chunk.len() {
         f(&chunk[start..]);
     }
+}
+
+/// An empty vector reusing `v`'s allocation for borrows of another chunk
+/// (`collect` of a consumed `Vec` into one of the same layout reuses it in
+/// place).
+pub(crate) fn recycle<'a>(mut v: Vec<&[u8]>) -> Vec<&'a [u8]> {
+    v.clear();
+    v.into_iter()
+        .map(|_| -> &'a [u8] { unreachable!() })
+        .collect()
 }
 
 /// Reads an input in chunks that end at a line boundary.
@@ -183,6 +194,29 @@ impl<R: Read> Chunks<R> {
             self.buf.resize(len * 2, 0);
         }
     }
+}
+
+/// Splits a chunk into at most `n` pieces of about equal size, in order,
+/// each ending at a line end (the last one where the chunk ends): the
+/// pieces of a chunk processed on several threads.
+pub(crate) fn split_lines(chunk: &[u8], n: usize) -> Vec<&[u8]> {
+    let mut pieces = Vec::with_capacity(n);
+    let mut start = 0;
+    for k in 1..n {
+        // The first line end at or past an even share.
+        let at = (chunk.len() * k / n).max(start);
+        match memchr::memchr(b'\n', &chunk[at..]) {
+            Some(i) => {
+                pieces.push(&chunk[start..at + i + 1]);
+                start = at + i + 1;
+            }
+            None => break,
+        }
+    }
+    if start < chunk.len() {
+        pieces.push(&chunk[start..]);
+    }
+    pieces
 }
 
 /// Counts the lines of a file (pass one of `build` without `--items`).

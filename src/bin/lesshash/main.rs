@@ -28,6 +28,7 @@ mod info;
 mod input;
 mod merge;
 mod output;
+mod parallel;
 // The output rules the library's `write_file` follows too, compiled into
 // both rather than made public API.
 #[path = "../../output_file.rs"]
