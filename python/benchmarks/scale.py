@@ -182,8 +182,6 @@ def main() -> None:
     write_dataset(data_dir, n, args.files)
     filter_path = os.path.join(args.dir, "filter.lhbf")
 
-    single = [] if args.skip_single else single_process(n, args.repeat)
-
     with LocalCluster(n_workers=args.workers, threads_per_worker=args.threads, processes=True,
                       dashboard_address=None, memory_limit=0) as cluster, Client(cluster) as client:
         df = dd.read_parquet(data_dir)
@@ -231,6 +229,10 @@ def main() -> None:
         if args.profile:
             profiles = [("build", task_profile(client, build)),
                         ("isin, filter object", task_profile(client, isin_obj))]
+
+    # After the cluster is gone: this process's arrays and filters would
+    # otherwise sit beside the workers for the whole run.
+    single = [] if args.skip_single else single_process(n, args.repeat)
 
     print(f"\n{'cluster':40} {'s':>8} {'x read':>8}")
     for name, t in rows:

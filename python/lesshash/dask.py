@@ -12,8 +12,8 @@ come and go.
 filtered frame. With a distributed client the filter does not travel in
 the task graph (through the scheduler, which warns about large graphs):
 it is scattered to every worker once, under a key derived from its
-contents; each worker process keeps the filter its tasks use until the
-last collection or future that refers to it is gone. Without a client
+contents, and the tasks refer to it by that future; the copies go when
+the last collection or future that refers to it is gone. Without a client
 (the local schedulers) the tasks use the caller's filter itself.
 
 Between processes a filter travels as two frames, the format's header and
@@ -32,7 +32,6 @@ from __future__ import annotations
 import os
 import threading
 import uuid
-import weakref
 
 import numpy as np
 
@@ -458,105 +457,15 @@ def _filter_arg(bloom, client):
     naming it costs no pass over its bits)."""
     if isinstance(bloom, (str, os.PathLike)):
         return _FilterFile.check(bloom)
-    if isinstance(bloom, Delayed):
+    if isinstance(bloom, Delayed) or _is_future(bloom):
         return bloom
-    if _is_future(bloom):
-        return _Held.of(bloom)
     _check(bloom)
     if bloom.read_only:
         _, (path, verify) = bloom.__reduce__()  # how a map pickles
         return _FilterFile(path, verify)
     if _client(client) is not None:
-        return _Held.of(scatter(bloom, client))
+        return scatter(bloom, client)
     return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
-
-
-class _Held:
-    """A scattered filter in the partition tasks by its key, not as a
-    dependency: each worker process keeps the filter it first uses
-    (``_HELD``) for as long as the client holds it. As a dependency, a
-    filter would reach a worker again whenever Dask's Active Memory
-    Manager had dropped the worker's replica between two computations
-    (it drops the replicas no waiting task needs, every 2 s): with this
-    handle a filter used by many calls reaches each process once.
-
-    The handle holds the future on the client (so the collections that
-    use it keep the filter alive) and travels as its key alone; the last
-    handle of a key gone, the workers forget their filter of it."""
-
-    __slots__ = ("key", "future", "__weakref__")
-
-    @classmethod
-    def of(cls, future) -> "_Held":
-        held = cls(future.key, future)
-        client = future.client
-        with _HANDLES_LOCK:
-            _HANDLES[(client.id, future.key)] = _HANDLES.get((client.id, future.key), 0) + 1
-        weakref.finalize(held, _handle_gone, client, future.key)
-        return held
-
-    def __init__(self, key, future=None):
-        self.key, self.future = key, future
-
-    def __reduce__(self):
-        return _Held, (self.key,)
-
-    def __dask_tokenize__(self):
-        return ("lesshash-held", self.key)
-
-    def __repr__(self) -> str:
-        return f"_Held({self.key!r})"
-
-
-# (client id, key) -> live handles of it in this (the client's) process.
-_HANDLES: dict = {}
-_HANDLES_LOCK = threading.Lock()
-
-
-def _handle_gone(client, key) -> None:
-    with _HANDLES_LOCK:
-        left = _HANDLES.pop((client.id, key), 1) - 1
-        if left:
-            _HANDLES[(client.id, key)] = left
-            return
-    # The workers' copies go too, from a thread of its own: the last
-    # handle can go on any thread, the client's event loop's included,
-    # where a call into the client would wait for itself.
-    threading.Thread(target=_forget_on_workers, args=(client, key), daemon=True).start()
-
-
-def _forget_on_workers(client, key) -> None:
-    try:
-        if client.status == "running":
-            client.run(_forget, key)
-    except Exception:  # pragma: no cover - a client or worker closing meanwhile
-        pass
-
-
-# This worker process's filters by key (see _Held), and the lock under
-# which one thread fetches a filter the others then share.
-_HELD: dict = {}
-_HELD_LOCK = threading.Lock()
-
-
-def _forget(key) -> None:
-    with _HELD_LOCK:
-        _HELD.pop(key, None)
-
-
-def _held(ref: _Held) -> BloomFilter:
-    with _HELD_LOCK:
-        bf = _HELD.get(ref.key)
-        if bf is None:
-            from distributed import Future, get_worker, worker_client
-
-            try:  # the replica the scatter broadcast, if still here
-                bf = get_worker().data[ref.key]
-            except KeyError:  # dropped: fetched from a worker that has it
-                with worker_client() as client:
-                    bf = Future(ref.key, client).result()
-            _HELD[ref.key] = bf
-        return bf
 
 
 class _FilterFile:
@@ -624,11 +533,7 @@ def _mapped(ref: _FilterFile) -> BloomFilter:
 
 
 def _resolve(bloom) -> BloomFilter:
-    if isinstance(bloom, _FilterFile):
-        return _mapped(bloom)
-    if isinstance(bloom, _Held):
-        return _held(bloom)
-    return bloom
+    return _mapped(bloom) if isinstance(bloom, _FilterFile) else bloom
 
 
 def _mask(bloom: BloomFilter, keys) -> np.ndarray:
