@@ -524,3 +524,45 @@ def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
     assert set(runs) == {f"{i:03d}" for i in range(KILL_PARTITIONS)}
     assert removed
     assert bf.to_bytes() == ref.to_bytes()
+
+
+def _filled_partitions() -> int:
+    """Partitions in this worker process's build filters."""
+    return sum(len(entry[1]) for entry in ld._LOCAL.values())
+
+
+def test_a_worker_killed_while_filling_gives_the_same_filter(tmp_path):
+    """The distributed build (compute=True: one filter per worker process):
+    four workers fill their filters from 30 slow partitions; once three
+    partitions are in filters, the worker process holding the most is
+    killed. Its filter and its partition results are gone; the scheduler
+    computes the lost partitions again, and the filter must still be the
+    one-process filter byte for byte, insert counter included."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    keys = (np.arange(KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, dtype=np.int64) * 7919) - 12345
+    ref = BloomFilter(len(keys), 0.01, seed=11)
+    ref.add_many(keys)
+    series = dd.from_array(keys, chunksize=KILL_KEYS_PER_PARTITION)
+    slow = series.map_partitions(_slow_partition, str(tmp_path), meta=series._meta)
+    with distributed.LocalCluster(
+        n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster, distributed.Client(cluster, set_as_default=False) as client, \
+            ThreadPoolExecutor(1) as pool:
+        pids = client.run(os.getpid)
+        running = pool.submit(ld.build, slow, len(keys), 0.01, seed=11, client=client)
+        deadline = time.monotonic() + 30
+        while True:
+            filled = client.run(_filled_partitions)
+            if sum(filled.values()) >= 3:
+                break
+            assert time.monotonic() < deadline, "the build never started"
+            time.sleep(0.01)
+        victim = max(filled, key=filled.get)
+        assert not running.done()
+        os.kill(pids[victim], signal.SIGKILL)
+        bf = running.result(timeout=60)
+    runs = sorted(p.name.split("-")[0] for p in tmp_path.iterdir())
+    assert len(runs) > KILL_PARTITIONS, "no partition ran twice: the kill missed"
+    assert set(runs) == {f"{i:03d}" for i in range(KILL_PARTITIONS)}
+    assert bf.to_bytes() == ref.to_bytes()
