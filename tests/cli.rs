@@ -13,6 +13,31 @@ fn lesshash<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
     Command::new(BIN).args(args).output().expect("run lesshash")
 }
 
+/// `lesshash ARGS --threads T`, the input from a pipe (`stdin`) or from
+/// the file `path` (`-i`); it must succeed (`mode` names the case).
+fn run_threads<'a>(
+    mut args: Vec<&'a str>,
+    threads: &'a str,
+    stdin: bool,
+    input: &[u8],
+    path: &'a str,
+    mode: &str,
+) -> Output {
+    args.extend(["--threads", threads]);
+    let o = if stdin {
+        lesshash_stdin(&args, input)
+    } else {
+        args.extend(["-i", path]);
+        lesshash(&args)
+    };
+    assert!(
+        o.status.success(),
+        "{mode} threads={threads}: {}",
+        stderr(&o)
+    );
+    o
+}
+
 fn lesshash_stdin(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
@@ -364,19 +389,7 @@ fn filter_threads_print_the_one_thread_output() {
         let run = |threads: &str, stdin: bool| {
             let mut a = vec!["filter"];
             a.extend(args);
-            a.extend(["--threads", threads]);
-            let o = if stdin {
-                lesshash_stdin(&a, &input)
-            } else {
-                a.extend(["-i", &input_path]);
-                lesshash(&a)
-            };
-            assert!(
-                o.status.success(),
-                "{mode} threads={threads}: {}",
-                stderr(&o)
-            );
-            o
+            run_threads(a, threads, stdin, &input, &input_path, mode)
         };
         let one = run("1", false);
         let summary = without_timing(&stderr(&one));
@@ -438,18 +451,7 @@ fn build_threads_write_the_one_thread_file() {
         let run = |threads: &str, stdin: bool| {
             let mut a = vec!["build", "-o", "-", "--fpr", "0.01", "--items", "400000"];
             a.extend(args);
-            a.extend(["--threads", threads]);
-            let o = if stdin {
-                lesshash_stdin(&a, &input)
-            } else {
-                a.extend(["-i", &input_path]);
-                lesshash(&a)
-            };
-            assert!(
-                o.status.success(),
-                "{mode} threads={threads}: {}",
-                stderr(&o)
-            );
+            let o = run_threads(a, threads, stdin, &input, &input_path, mode);
             (o.stdout.clone(), without_timing(&stderr(&o)))
         };
         let (one, summary) = run("1", false);

@@ -484,12 +484,13 @@ def _in_memory_partitions(dask_scheduler) -> dict:
     return held
 
 
-def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
-    """Four worker processes build a filter over 30 slow partitions; once
-    three partitions are done, the worker process holding the most results
-    is killed (SIGKILL: no goodbye to the scheduler). The scheduler
-    recomputes what it lost, and the filter must still be bit-identical to
-    one process's."""
+def _kill_mid_build(tmp_path, start, progress):
+    """Four worker processes build a filter over 30 slow partitions
+    (``start(client, slow_series) -> concurrent future of the filter``);
+    once ``progress(client)`` (worker -> partitions it holds) counts three,
+    the worker process holding the most is killed (SIGKILL: no goodbye to
+    the scheduler). The scheduler recomputes what it lost, and the filter
+    must still be bit-identical to one process's."""
     keys = (np.arange(KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, dtype=np.int64) * 7919) - 12345
     ref = BloomFilter(len(keys), 0.01, seed=11)
     ref.add_many(keys)
@@ -500,11 +501,10 @@ def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
         n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as cluster, distributed.Client(cluster, set_as_default=False) as client:
         pids = client.run(os.getpid)
-        lazy = ld.build(slow, len(keys), 0.01, seed=11, compute=False, client=client)
-        future = client.compute(lazy)
+        future = start(client, slow)
         deadline = time.monotonic() + 30
         while True:
-            held = client.run_on_scheduler(_in_memory_partitions)
+            held = progress(client)
             if sum(held.values()) >= 3:
                 break
             assert time.monotonic() < deadline, "the build never started"
@@ -526,43 +526,34 @@ def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
     assert bf.to_bytes() == ref.to_bytes()
 
 
+def test_a_worker_killed_mid_build_gives_the_same_filter(tmp_path):
+    """The tree of pure tasks (``compute=False``): the results held by the
+    killed worker are computed again."""
+
+    def start(client, slow):
+        lazy = ld.build(slow, KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, 0.01, seed=11,
+                        compute=False, client=client)
+        return client.compute(lazy)
+
+    _kill_mid_build(tmp_path, start, lambda client: client.run_on_scheduler(_in_memory_partitions))
+
+
 def _filled_partitions() -> int:
     """Partitions in this worker process's build filters."""
     return sum(len(entry[1]) for entry in ld._LOCAL.values())
 
 
 def test_a_worker_killed_while_filling_gives_the_same_filter(tmp_path):
-    """The distributed build (compute=True: one filter per worker process):
-    four workers fill their filters from 30 slow partitions; once three
-    partitions are in filters, the worker process holding the most is
-    killed. Its filter and its partition results are gone; the scheduler
-    computes the lost partitions again, and the filter must still be the
-    one-process filter byte for byte, insert counter included."""
+    """The distributed build (one filter per worker process): the killed
+    worker's filter goes with it, its partitions are read and added again
+    elsewhere, insert counter included."""
     from concurrent.futures import ThreadPoolExecutor
 
-    keys = (np.arange(KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, dtype=np.int64) * 7919) - 12345
-    ref = BloomFilter(len(keys), 0.01, seed=11)
-    ref.add_many(keys)
-    series = dd.from_array(keys, chunksize=KILL_KEYS_PER_PARTITION)
-    slow = series.map_partitions(_slow_partition, str(tmp_path), meta=series._meta)
-    with distributed.LocalCluster(
-        n_workers=4, threads_per_worker=1, processes=True, dashboard_address=":0"
-    ) as cluster, distributed.Client(cluster, set_as_default=False) as client, \
-            ThreadPoolExecutor(1) as pool:
-        pids = client.run(os.getpid)
-        running = pool.submit(ld.build, slow, len(keys), 0.01, seed=11, client=client)
-        deadline = time.monotonic() + 30
-        while True:
-            filled = client.run(_filled_partitions)
-            if sum(filled.values()) >= 3:
-                break
-            assert time.monotonic() < deadline, "the build never started"
-            time.sleep(0.01)
-        victim = max(filled, key=filled.get)
-        assert not running.done()
-        os.kill(pids[victim], signal.SIGKILL)
-        bf = running.result(timeout=60)
-    runs = sorted(p.name.split("-")[0] for p in tmp_path.iterdir())
-    assert len(runs) > KILL_PARTITIONS, "no partition ran twice: the kill missed"
-    assert set(runs) == {f"{i:03d}" for i in range(KILL_PARTITIONS)}
-    assert bf.to_bytes() == ref.to_bytes()
+    with ThreadPoolExecutor(1) as pool:
+        _kill_mid_build(
+            tmp_path,
+            lambda client, slow: pool.submit(
+                ld.build, slow, KILL_PARTITIONS * KILL_KEYS_PER_PARTITION, 0.01, seed=11,
+                client=client),
+            lambda client: client.run(_filled_partitions),
+        )
