@@ -102,20 +102,16 @@ impl MappedFilter {
     }
 
     fn map(path: &Path, verify: bool) -> Result<Self, Error> {
+        // The type is checked before opening too: opening a FIFO for
+        // reading waits for a writer, possibly forever. The check after
+        // opening covers a path replaced in between.
+        let before = std::fs::metadata(path).map_err(io_err("opening the file"))?;
+        check_regular(path, &before)?;
         let file = File::open(path).map_err(io_err("opening the file"))?;
         let meta = file
             .metadata()
             .map_err(io_err("reading the file's metadata"))?;
-        if !meta.is_file() {
-            return Err(Error::InvalidParameter {
-                name: "path",
-                reason: format!(
-                    "{} is not a regular file (only regular files can be mapped; \
-                     read others with BloomFilter::read_file)",
-                    path.display()
-                ),
-            });
-        }
+        check_regular(path, &meta)?;
         // SAFETY: `Mmap::map` is unsafe because the file can change under
         // the map. lesshash never writes into an existing file (its writers
         // write a new file and rename it over), and the map is read-only.
@@ -266,4 +262,19 @@ impl std::fmt::Debug for MappedFilter {
             .field("header", &self.header)
             .finish()
     }
+}
+
+/// [`Error::InvalidParameter`] (`path`) unless `meta` is a regular file's.
+fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
+    if meta.is_file() {
+        return Ok(());
+    }
+    Err(Error::InvalidParameter {
+        name: "path",
+        reason: format!(
+            "{} is not a regular file (only regular files can be mapped; \
+             read others with BloomFilter::read_file)",
+            path.display()
+        ),
+    })
 }

@@ -259,6 +259,43 @@ fn paths_that_are_not_filter_files_name_the_problem() {
     }
 }
 
+/// A FIFO with no writer: opening it for reading would wait for a writer
+/// forever; both opens refuse it at once by its type. Run on a thread
+/// with a deadline, so that a hang fails the test instead of the suite.
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_refused_at_once_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for verify in [true, false] {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let path = fifo.clone();
+        std::thread::spawn(move || {
+            let r = if verify {
+                MappedFilter::open(&path)
+            } else {
+                MappedFilter::open_unverified(&path)
+            };
+            let _ = tx.send(r.map(drop));
+        });
+        match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+            Ok(Err(Error::InvalidParameter {
+                name: "path",
+                reason,
+            })) => {
+                assert!(reason.contains("not a regular file"), "{reason}");
+            }
+            Ok(other) => panic!("verify={verify}: {other:?}"),
+            Err(_) => panic!("verify={verify}: open waited on the FIFO for 10 s"),
+        }
+    }
+}
+
 /// `write_file` renames a new file over the path: the map keeps the old
 /// inode, and a new open sees the new filter.
 #[test]

@@ -12,6 +12,8 @@ import copy
 import multiprocessing
 import os
 import pickle
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -328,3 +330,34 @@ def test_threads_query_one_map(tmp_path):
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_is_refused_at_once(tmp_path):
+    """Opening a FIFO with no writer for reading would wait for a writer
+    forever: BloomFilter.open and the Dask path helpers refuse it by its
+    type instead. In a child process with a deadline, so that a hang fails
+    the test rather than the suite."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    code = (
+        "import sys\n"
+        "from lesshash import BloomFilter\n"
+        "for verify in (True, False):\n"
+        "    try:\n"
+        "        BloomFilter.open(sys.argv[1], verify=verify)\n"
+        "    except OSError as e:\n"
+        "        assert 'not a regular file' in str(e), e\n"
+        "    else:\n"
+        "        raise SystemExit('opened a FIFO')\n"
+        "import lesshash.dask as ld\n"
+        "try:\n"
+        "    ld._FilterFile.check(sys.argv[1])\n"
+        "except (OSError, ValueError) as e:\n"
+        "    assert 'not a regular file' in str(e), e\n"
+        "else:\n"
+        "    raise SystemExit('the Dask path check took a FIFO')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(fifo)], timeout=60,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
