@@ -331,14 +331,39 @@ pub(crate) fn read_payload<R: Read>(
 }
 
 /// Opens a file to load and returns it with its length, which the loader
-/// checks against the header before allocating.
-pub(crate) fn open_sized(path: &Path) -> Result<(File, u64), Error> {
+/// checks against the header before allocating; `None` for a stream to
+/// read as it comes (a pipe, a FIFO with a writer, a character device, or
+/// a file that reports no length, as those under /proc do), whose length
+/// is known only at its end.
+pub(crate) fn open_sized(path: &Path) -> Result<(File, Option<u64>), Error> {
     let file = File::open(path).map_err(io_err("opening the file"))?;
-    let len = file
+    let meta = file
         .metadata()
-        .map_err(io_err("reading the file's metadata"))?
-        .len();
+        .map_err(io_err("reading the file's metadata"))?;
+    let len = (meta.is_file() && meta.len() > 0).then_some(meta.len());
     Ok((file, len))
+}
+
+/// After a whole item was read from a stream (see [`open_sized`]): the
+/// stream must end there, as a file must hold exactly one item.
+/// [`Error::SizeMismatch`] (`input length`; `found` is a lower bound: one
+/// byte more is enough to tell, and a stream may never end).
+pub(crate) fn check_stream_end<R: Read>(mut r: R, total: u64) -> Result<(), Error> {
+    let mut byte = [0u8; 1];
+    loop {
+        match r.read(&mut byte) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {
+                return Err(Error::SizeMismatch {
+                    field: "input length",
+                    expected: total,
+                    found: total + 1,
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io_err("reading past the end")(e)),
+        }
+    }
 }
 
 /// `write_file` of every serialized type: `write_to` writes the item to the

@@ -17,6 +17,8 @@ use lesshash::{CountMinBuilder, CountMinScheme, CountMinSketch, DEFAULT_SEED, Er
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
+mod common;
+
 // ------------------------------------------------- allocation tracking --
 
 /// The system allocator, noting the largest single request of each thread:
@@ -1086,4 +1088,40 @@ fn regenerate_count_min_golden() {
         .unwrap();
         println!("wrote {}", bin.display());
     }
+}
+
+/// `read_file` of a pipe: read as a stream, the same sketch; more bytes
+/// after it, or fewer, refused as in a file.
+#[cfg(unix)]
+#[test]
+fn read_file_reads_a_pipe_as_a_stream() {
+    let mut sketch = builder(CountMinScheme::DoubleHashing, true, 3)
+        .width(1009)
+        .depth(4)
+        .build()
+        .unwrap();
+    feed(&mut sketch, 500);
+    let bytes = sketch.to_bytes();
+    let [whole, more, short] = common::read_fifo_cases(&bytes, |p| CountMinSketch::read_file(p));
+    assert!(whole.unwrap().to_bytes() == bytes);
+    assert!(
+        matches!(
+            more,
+            Err(Error::SizeMismatch {
+                field: "input length",
+                ..
+            })
+        ),
+        "{more:?}"
+    );
+    assert!(
+        matches!(
+            short,
+            Err(Error::Truncated {
+                field: "checksum",
+                ..
+            })
+        ),
+        "{short:?}"
+    );
 }

@@ -1398,3 +1398,39 @@ fn a_reader_sees_the_old_or_the_new_file_while_write_file_replaces_it() {
     });
     eprintln!("loads (A, B) per reader: {seen:?}");
 }
+
+/// `read_file` of a pipe (a FIFO fed by a thread): read as a stream, the
+/// same filter; a stream with bytes after the filter, or cut short, is
+/// refused as a file of that length would be. (A FIFO's length is 0, which
+/// a regular file's check took for a truncated file.)
+#[cfg(unix)]
+#[test]
+fn read_file_reads_a_pipe_as_a_stream() {
+    let mut f = BloomFilter::with_fpr(50_000, 0.01).unwrap();
+    for i in 0..1000u64 {
+        f.insert(&i);
+    }
+    let bytes = f.to_bytes();
+    let [whole, more, short] = common::read_fifo_cases(&bytes, |p| BloomFilter::read_file(p));
+    assert!(whole.unwrap().to_bytes() == bytes);
+    assert!(
+        matches!(
+            more,
+            Err(Error::SizeMismatch {
+                field: "input length",
+                ..
+            })
+        ),
+        "{more:?}"
+    );
+    assert!(
+        matches!(
+            short,
+            Err(Error::Truncated {
+                field: "checksum",
+                ..
+            })
+        ),
+        "{short:?}"
+    );
+}

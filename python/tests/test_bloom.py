@@ -532,6 +532,28 @@ def test_corrupt_bytes_are_rejected_cleanly():
         BloomFilter.from_bytes(12)
 
 
+def test_load_reads_a_pipe(tmp_path):
+    """BloomFilter.load and CountMinSketch.load of a pipe (a FIFO, whose
+    length is 0) read it as a stream instead of calling it truncated."""
+    import threading
+
+    from lesshash import CountMinSketch
+
+    bf = BloomFilter(20_000, 0.01)
+    bf.add_many(np.arange(500, dtype=np.int64))
+    sketch = CountMinSketch(0.01, 0.01)
+    sketch.add_many(["a", "b", "a"])
+    for value, load in [(bf, BloomFilter.load), (sketch, CountMinSketch.load)]:
+        fifo = tmp_path / f"pipe-{type(value).__name__}"
+        os.mkfifo(fifo)
+        data = value.to_bytes()
+        writer = threading.Thread(target=lambda: fifo.write_bytes(data))
+        writer.start()
+        got = load(fifo)
+        writer.join(timeout=30)
+        assert got.to_bytes() == data
+
+
 def test_file_errors(tmp_path):
     with pytest.raises(FileNotFoundError):
         BloomFilter.load(tmp_path / "missing.lhbf")

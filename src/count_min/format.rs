@@ -378,9 +378,10 @@ impl CountMinSketch {
     }
 
     /// Loads a sketch from a file written by [`write_file`](Self::write_file)
-    /// (or any file holding exactly one serialized sketch). The file's
-    /// length is checked against the header before the counters are
-    /// allocated.
+    /// (or any file holding exactly one serialized sketch). A regular
+    /// file's length is checked against the header before the counters are
+    /// allocated; a pipe, a FIFO or a device is read as a stream and must
+    /// end after the sketch.
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes), plus [`Error::Io`].
@@ -388,6 +389,13 @@ impl CountMinSketch {
         let (mut file, len) = open_sized(path.as_ref())?;
         let header_bytes = read_header(&mut file)?;
         let header = Header::parse(&header_bytes)?;
+        let Some(len) = len else {
+            // A stream: read with the allocation bounded by what arrives,
+            // then it must end.
+            let sketch = header.read_body(&mut file, &header_bytes, false)?;
+            crate::persist::check_stream_end(file, header.total_len())?;
+            return Ok(sketch);
+        };
         check_input_len(len, header.payload_len())?;
         header.read_body(file, &header_bytes, true)
     }

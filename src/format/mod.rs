@@ -200,8 +200,10 @@ impl BloomFilter {
     }
 
     /// Loads a filter from a file written by [`write_file`](Self::write_file)
-    /// (or any file holding exactly one serialized filter). The file's
-    /// length is checked against the header before the bits are allocated.
+    /// (or any file holding exactly one serialized filter). A regular file's
+    /// length is checked against the header before the bits are allocated;
+    /// a pipe, a FIFO or a device is read as a stream, as
+    /// [`read_from`](Self::read_from) reads, and must end after the filter.
     ///
     /// # Errors
     /// As [`from_bytes`](Self::from_bytes), plus [`Error::Io`].
@@ -209,6 +211,13 @@ impl BloomFilter {
         let (mut file, len) = open_sized(path.as_ref())?;
         let header = crate::persist::read_header(&mut file)?;
         let parsed = Header::parse(&header)?;
+        let Some(len) = len else {
+            // A stream: read as `read_from` reads (allocation bounded by
+            // what arrives), then it must end.
+            let filter = read_body(&mut file, &parsed, &header, false)?;
+            crate::persist::check_stream_end(file, parsed.total_len())?;
+            return Ok(filter);
+        };
         parsed.check_len(len)?;
         read_body(file, &parsed, &header, true)
     }

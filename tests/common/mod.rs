@@ -132,3 +132,44 @@ pub fn skip_unless_ci(what: &str) {
     );
     eprintln!("skipped: {what} (with LESSHASH_CI=1 this is a failure)");
 }
+
+/// The three stream cases of `read_file` on a FIFO (a pipe: no length):
+/// `data` whole, with one byte more, and cut 3 bytes short, each written by
+/// a thread while `read` reads the FIFO. Returns `read`'s results in that
+/// order.
+#[cfg(unix)]
+pub fn read_fifo_cases<T>(
+    data: &[u8],
+    read: impl Fn(&std::path::Path) -> Result<T, lesshash::Error>,
+) -> [Result<T, lesshash::Error>; 3] {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        data.to_vec(),
+        [data, &[0]].concat(),
+        data[..data.len() - 3].to_vec(),
+    ];
+    let mut i = 0;
+    cases.map(|bytes| {
+        i += 1;
+        let fifo = dir.path().join(format!("pipe{i}"));
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let writer = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                // A reader that stops early makes the rest fail: ignored.
+                let _ = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(fifo)
+                    .and_then(|mut w| w.write_all(&bytes));
+            })
+        };
+        let got = read(&fifo);
+        writer.join().unwrap();
+        got
+    })
+}
