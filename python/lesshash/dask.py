@@ -143,7 +143,8 @@ def _union_all(*filters: BloomFilter) -> BloomFilter:
 # Each partition is added, where it was read, to a filter that the worker
 # process keeps for the build (_fill), so keys never move and each process
 # fills one filter however many partitions and threads it has. The filters
-# then travel once each, up a tree of in-place unions (_merge). Every
+# then travel once each, up a binary tree of in-place unions (_merge:
+# each holds two filters, not split_every). Every
 # filter carries the partitions it holds, with their key counts: one lost
 # with its worker (after its fills were done) shows as partitions no
 # filter holds, which are built again from the collection (pure tasks), so
@@ -216,7 +217,7 @@ def _drop(token: str) -> None:
 _AFTER_FILL = None
 
 
-def _build_on_workers(client, parts, params: tuple, split_every: int) -> BloomFilter:
+def _build_on_workers(client, parts, params: tuple) -> BloomFilter:
     token = uuid.uuid4().hex
     fills = [
         delayed(_fill, pure=False)(part, token, params, i, dask_key_name=f"lesshash-fill-{token}-{i}")
@@ -241,9 +242,9 @@ def _build_on_workers(client, parts, params: tuple, split_every: int) -> BloomFi
         while len(level) > 1:
             depth += 1
             level = [
-                client.submit(_merge, *level[i : i + split_every],
+                client.submit(_merge, *level[i : i + 2],
                               key=f"lesshash-merge-{token}-{depth}-{i}", pure=False)
-                for i in range(0, len(level), split_every)
+                for i in range(0, len(level), 2)
             ]
         bf, counts = level[0].result()
         del level
@@ -304,7 +305,8 @@ def build(
     ``expected_items``, and adds every partition it reads to it, where it
     was read: keys never move, and a process allocates, fills and sends one
     filter however many partitions and threads it has. The filters are then
-    OR-ed together in place, ``split_every`` at a time, each sent once. A
+    OR-ed together in place, two at a time (a union holds two filters,
+    where a wider one would gather more on one worker), each sent once. A
     worker lost before its filter was collected loses nothing: its
     partitions are read and added again, so the result is always the
     filter a single process would build from all the keys, bit for bit.
@@ -332,7 +334,7 @@ def build(
     _empty(*params)
     parts = _partitions(collection, column)
     if compute and resolved is not None and parts:
-        return _build_on_workers(resolved, parts, params, split_every)
+        return _build_on_workers(resolved, parts, params)
     per = -(-len(parts) // max_filters) if parts else 1
     level = [
         delayed(_build_partitions, pure=True)(*params, *parts[i : i + per])
