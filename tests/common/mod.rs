@@ -133,12 +133,43 @@ pub fn skip_unless_ci(what: &str) {
     eprintln!("skipped: {what} (with LESSHASH_CI=1 this is a failure)");
 }
 
-/// The three stream cases of `read_file` on a FIFO (a pipe: no length):
-/// `data` whole, with one byte more, and cut 3 bytes short, each written by
-/// a thread while `read` reads the FIFO. Returns `read`'s results in that
-/// order.
+/// `read_file` (`read`) of a FIFO (a pipe: no length) fed by a thread:
+/// `data` whole reads as the item it is (`to_bytes` gives `data` back);
+/// one byte more is `SizeMismatch` (`input length`) and 3 bytes short is
+/// `Truncated` (`checksum`), as for a file of that length.
 #[cfg(unix)]
-pub fn read_fifo_cases<T>(
+pub fn check_read_file_of_a_pipe<T: std::fmt::Debug>(
+    data: &[u8],
+    read: impl Fn(&std::path::Path) -> Result<T, lesshash::Error>,
+    to_bytes: impl Fn(&T) -> Vec<u8>,
+) {
+    use lesshash::Error;
+    let [whole, more, short] = read_fifo_cases(data, read);
+    assert!(to_bytes(&whole.unwrap()) == data);
+    assert!(
+        matches!(
+            more,
+            Err(Error::SizeMismatch {
+                field: "input length",
+                ..
+            })
+        ),
+        "{more:?}"
+    );
+    assert!(
+        matches!(
+            short,
+            Err(Error::Truncated {
+                field: "checksum",
+                ..
+            })
+        ),
+        "{short:?}"
+    );
+}
+
+#[cfg(unix)]
+fn read_fifo_cases<T>(
     data: &[u8],
     read: impl Fn(&std::path::Path) -> Result<T, lesshash::Error>,
 ) -> [Result<T, lesshash::Error>; 3] {
