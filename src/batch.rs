@@ -280,13 +280,56 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
 }
 
 /// A `fill` closure hashing `keys` with `seed`: the batched XXH3-128
-/// (`hash::short`: the seed's constants once, short keys by formula).
-pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
-    let secrets = Secrets::new(seed);
+/// (`hash::short`: the seed's constants once, short keys by formula,
+/// eight at a time with AVX-512 where `kernel` is [`Kernel::Avx512`]).
+pub(crate) fn hash_keys<K: Key>(
+    keys: &[K],
+    seed: u64,
+    kernel: Kernel,
+) -> impl FnMut(usize, &mut [u128]) + '_ {
+    let secrets = batch_secrets(seed, kernel);
     move |start, out| {
         let len = out.len();
         hash_into(&keys[start..start + len], &secrets, out);
     }
+}
+
+/// The batched hash's constants for `seed` on `kernel`: vectorised (eight
+/// keys per AVX-512 register) for [`Kernel::Avx512`] only, so a filter
+/// forced to another kernel hashes as that kernel's CPUs do.
+#[inline]
+pub(crate) fn batch_secrets(seed: u64, kernel: Kernel) -> Secrets {
+    Secrets::new(seed).vectorized(kernel == Kernel::Avx512)
+}
+
+/// XXH3-128 of each of `keys` under `seed` into `out`: the same values as
+/// [`hash_key`](crate::hash_key) of each key (what the pre-hashed calls
+/// take), computed as every batch path hashes: the seed's constants once
+/// for the batch, XXH3's closed formulas for keys of at most 16 bytes (no
+/// length dispatch for a fixed-width key type), and eight keys per
+/// register where [`Kernel::auto`] is [`Kernel::Avx512`].
+///
+/// # Errors
+/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming `out`
+/// unless it has the length of `keys`.
+pub fn hash_batch<K: Key>(keys: &[K], seed: u64, out: &mut [u128]) -> Result<(), crate::Error> {
+    hash_batch_with(Kernel::auto(), keys, seed, out)
+}
+
+/// [`hash_batch`] on `kernel` (the same values on every kernel; tests and
+/// benches compare them).
+///
+/// # Errors
+/// As [`hash_batch`].
+pub fn hash_batch_with<K: Key>(
+    kernel: Kernel,
+    keys: &[K],
+    seed: u64,
+    out: &mut [u128],
+) -> Result<(), crate::Error> {
+    crate::Error::check_len("out", keys.len(), out.len())?;
+    hash_into(keys, &batch_secrets(seed, kernel), out);
+    Ok(())
 }
 
 /// A `fill` closure copying pre-hashed keys.
@@ -321,7 +364,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words_mut(),
                 keys.len(),
-                hash_keys(keys, g.seed),
+                hash_keys(keys, g.seed, g.tuning.kernel),
             ),
             None => {
                 let words = self.words_mut();

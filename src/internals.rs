@@ -10,6 +10,7 @@
 /// Hashing primitives: the raw XXH3-128, its split into (h1, h2), and the
 /// seeds and hashes of the `Independent` baseline.
 pub mod hash {
+    pub use crate::batch::hash_batch_with;
     pub use crate::hash::{hash128, independent_hash, independent_seed, split};
 }
 

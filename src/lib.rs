@@ -128,12 +128,13 @@ mod view;
 #[cfg(target_has_atomic = "64")]
 pub use atomic::AtomicBloomFilter;
 pub use batch::bitmap_words;
+pub use batch::hash_batch;
 pub use bits::Block;
 pub use builder::Builder;
 pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
-pub use hash::{ByHash, DEFAULT_SEED, Key, hash_batch, hash_key};
+pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
 pub use kernel::{Kernel, kernel_name};
 pub use layout::Layout;
 #[cfg(feature = "mmap")]

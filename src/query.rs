@@ -98,7 +98,7 @@ impl<'a> Frozen<'a> {
                 g.tuning,
                 words,
                 keys.len(),
-                hash_keys(keys, g.seed),
+                hash_keys(keys, g.seed, g.tuning.kernel),
                 hit,
             ),
             _ => {

@@ -2,10 +2,11 @@
 //! `xxhash-rust`'s `xxh3_128_with_seed` of each key, for every key type,
 //! every length 0 to 256 (the closed formulas up to 16 bytes, `xxhash-rust`
 //! past them), batches of one length and of mixed lengths, and any batch
-//! length.
+//! length, on every kernel available here (`kernels.rs` requires AVX-512's
+//! where CI's CPU has it).
 
-use lesshash::hash_batch;
-use lesshash::hash_key;
+use lesshash::internals::hash::hash_batch_with;
+use lesshash::{Kernel, hash_batch, hash_key};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -22,6 +23,9 @@ fn seeds(state: &mut u64) -> Vec<u64> {
     s
 }
 
+/// `hash_batch` (the automatic kernel's hash) and `hash_batch_with` on
+/// every kernel available here (AVX-512's eight-lane hash where the CPU
+/// has it) each equal `xxhash-rust`.
 #[track_caller]
 fn check<K: lesshash::Key>(keys: &[K], seed: u64, what: &str) {
     let mut out = vec![0u128; keys.len()];
@@ -30,6 +34,14 @@ fn check<K: lesshash::Key>(keys: &[K], seed: u64, what: &str) {
         let expect = key.with_bytes(|b| xxh3_128_with_seed(b, seed));
         assert_eq!(*h, expect, "{what} key {i} seed {seed:#x}");
         assert_eq!(*h, hash_key(key, seed));
+    }
+    for kernel in Kernel::available() {
+        let mut by_kernel = vec![!0u128; keys.len()];
+        hash_batch_with(kernel, keys, seed, &mut by_kernel).expect("lengths match");
+        assert!(
+            by_kernel == out,
+            "{what} seed {seed:#x}: {kernel:?} differs"
+        );
     }
 }
 

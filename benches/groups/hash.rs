@@ -1,7 +1,9 @@
 //! XXH3-128 per key: one key at a time (`hash_key`, `xxhash-rust`'s
 //! one-shot call: what a single-key insert or query pays) against the
 //! batched hash every batch path runs (`hash::hash_batch`: the short-input
-//! formulas with the seed's constants computed once per batch). Ids: `hash/<keys>/<variant>`, keys `u64`,
+//! formulas with the seed's constants computed once per batch; eight keys
+//! per register on the AVX-512 kernel: `batch-avx512`, beside
+//! `batch-avx2`, one key at a time). Ids: `hash/<keys>/<variant>`, keys `u64`,
 //! `id16` (16-byte `[u8; 16]` ids) and `str16` (16-character strings, a
 //! variable-length type that happens to share one length), `BATCH` keys
 //! per iteration from an L1-resident pool.
@@ -9,8 +11,8 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use lesshash::hash_batch;
-use lesshash::{Key, hash_key};
+use lesshash::internals::hash::hash_batch_with;
+use lesshash::{Kernel, Key, hash_batch, hash_key};
 
 use super::common::{Cursor, hex16, mix};
 
@@ -39,6 +41,24 @@ fn group<K: Key>(c: &mut Criterion, name: &str, pool: &[K]) {
             black_box(&out);
         })
     });
+    // The batch on each vector kernel: AVX-512 hashes eight keys per
+    // register, the others one at a time (`batch` is the automatic one).
+    for kernel in [Kernel::Avx2, Kernel::Avx512] {
+        if !kernel.is_available() {
+            continue;
+        }
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(name, format!("batch-{}", kernel.name())),
+            |b| {
+                b.iter(|| {
+                    hash_batch_with(kernel, black_box(cursor.next(pool, BATCH)), SEED, &mut out)
+                        .expect("lengths match");
+                    black_box(&out);
+                })
+            },
+        );
+    }
     g.finish();
 }
 

@@ -7,7 +7,8 @@
 #![no_main]
 
 use arbitrary::Arbitrary;
-use lesshash::hash_batch;
+use lesshash::internals::hash::hash_batch_with;
+use lesshash::{Kernel, hash_batch};
 use libfuzzer_sys::fuzz_target;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -21,11 +22,18 @@ struct Input {
     wide: Vec<u128>,
 }
 
+/// `hash_batch` and `hash_batch_with` on every kernel available here (the
+/// AVX-512 kernel's vector hash where the CPU has it) against `xxhash-rust`.
 fn check<K: lesshash::Key>(keys: &[K], seed: u64) {
     let mut out = vec![0u128; keys.len()];
     hash_batch(keys, seed, &mut out).expect("lengths match");
     for (key, h) in keys.iter().zip(&out) {
         key.with_bytes(|b| assert_eq!(*h, xxh3_128_with_seed(b, seed), "key {b:?} seed {seed:#x}"));
+    }
+    for kernel in Kernel::available() {
+        let mut by_kernel = vec![!0u128; keys.len()];
+        hash_batch_with(kernel, keys, seed, &mut by_kernel).expect("lengths match");
+        assert!(by_kernel == out, "{kernel:?} differs");
     }
 }
 

@@ -15,6 +15,7 @@ use crate::Error;
 use crate::bits::AlignedWords;
 use crate::hash::short::hash_into_by;
 use crate::hash::{Key, Secrets, hash128, independent_hash, independent_seed, split};
+use crate::kernel::Kernel;
 use crate::limits::MAX_BITS;
 use crate::scheme::reduce;
 
@@ -367,7 +368,11 @@ impl Indexer {
     ) {
         let copies = self.copies as usize;
         let secrets: Vec<Secrets> = (0..self.copies)
-            .map(|c| Secrets::new(copy_seed(self.seed, c)))
+            .map(|c| {
+                // Eight keys per AVX-512 register where the process's kernel
+                // is AVX-512 (a sketch has no kernel of its own).
+                Secrets::new(copy_seed(self.seed, c)).vectorized(Kernel::auto() == Kernel::Avx512)
+            })
             .collect();
         let mut column = [0u128; CHUNK];
         // Key-major: key j's hashes are `hashes[j * copies..][..copies]`.

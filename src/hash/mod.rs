@@ -32,8 +32,13 @@
 //! on SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
 //! a backend with a real 64-bit vector multiply is one trait impl.
 
-#![forbid(unsafe_code)]
+// `deny`, not `forbid`: `avx512`'s calls into `target_feature` functions
+// are the only `unsafe` here (it allows them itself; `short` and this
+// module forbid it).
+#![deny(unsafe_code)]
 
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 pub(crate) mod short;
 
 pub(crate) use short::Secrets;
@@ -230,21 +235,6 @@ pub fn hash128(bytes: &[u8], seed: u64) -> u128 {
 #[inline]
 pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
     key.with_bytes(|b| hash128(b, seed))
-}
-
-/// XXH3-128 of each of `keys` under `seed` into `out`: the same values as
-/// [`hash_key`] of each key (what the pre-hashed calls take), computed with
-/// the seed's constants once for the batch and, for keys of at most 16
-/// bytes, XXH3's closed formulas (no length dispatch for a fixed-width key
-/// type).
-///
-/// # Errors
-/// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming `out`
-/// unless it has the length of `keys`.
-pub fn hash_batch<K: Key>(keys: &[K], seed: u64, out: &mut [u128]) -> Result<(), crate::Error> {
-    crate::Error::check_len("out", keys.len(), out.len())?;
-    short::hash_into(keys, &Secrets::new(seed), out);
-    Ok(())
 }
 
 /// Splits a 128-bit hash into `(h1, h2)`: h1 is the low 64 bits, h2 the high.

@@ -24,6 +24,7 @@
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::Key;
+use crate::cpu::Avx512;
 
 /// The lane operations the short-input formulas need (64-bit lanes).
 pub(crate) trait HashLanes: Copy {
@@ -83,6 +84,9 @@ pub(crate) struct Secrets {
     wide: [u64; 2],
     /// The hash of the empty input.
     empty: u128,
+    /// The token of the AVX-512 batch hash (`super::avx512`), where the
+    /// batch runs it ([`vectorized`](Self::vectorized)).
+    avx512: Option<Avx512>,
 }
 
 impl Secrets {
@@ -107,7 +111,19 @@ impl Secrets {
             ],
             empty: u128::from(xxh64_avalanche(seed ^ SECRET[8] ^ SECRET[9]))
                 | u128::from(xxh64_avalanche(seed ^ SECRET[10] ^ SECRET[11])) << 64,
+            avx512: None,
         }
+    }
+
+    /// These constants for a batch that hashes eight keys at a time with
+    /// AVX-512 (`super::avx512`) if `vector` is set and the CPU has it,
+    /// one at a time otherwise. The values are the same either way; the
+    /// caller decides from its kernel (a filter forced to AVX2 or scalar
+    /// hashes as it did before AVX-512 existed).
+    #[inline]
+    pub(crate) fn vectorized(mut self, vector: bool) -> Self {
+        self.avx512 = if vector { Avx512::detect() } else { None };
+        self
     }
 }
 
@@ -263,7 +279,9 @@ pub(crate) fn hash_into<K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
     hash_into_by(keys, |k| k, s, out);
 }
 
-/// [`hash_into`] of the key `key_of` gives for each item.
+/// [`hash_into`] of the key `key_of` gives for each item: eight at a
+/// time with AVX-512 where `s` was [`vectorized`](Secrets::vectorized) on
+/// a CPU with it.
 #[inline(always)]
 pub(crate) fn hash_into_by<T, K: Key + ?Sized>(
     items: &[T],
@@ -271,6 +289,10 @@ pub(crate) fn hash_into_by<T, K: Key + ?Sized>(
     s: &Secrets,
     out: &mut [u128],
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(token) = s.avx512 {
+        return super::avx512::hash_into_by(token, items, key_of, s, out);
+    }
     for (item, o) in items.iter().zip(out) {
         *o = key_of(item).with_bytes(|bytes| hash_one(bytes, s));
     }

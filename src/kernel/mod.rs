@@ -34,13 +34,20 @@
 //!   `core::arch` intrinsics in a `#[target_feature(enable = "avx2")]`
 //!   function, so that a default build still runs AVX2 where the CPU has
 //!   it; called with the `cpu::Avx2` token (detected once, cached).
+//! * [`Kernel::Avx512`] (x86_64 with AVX-512 F, DQ, BW and VL): the batch
+//!   hash eight keys per register (`hash::avx512`) and the blocked layouts'
+//!   probe one block per register (`layout::blocked::avx512`), with the
+//!   `cpu::Avx512` token; the flat index kernel is AVX2's (which the
+//!   token implies).
 //!
 //! Which kernel runs is a filter's option, not process state: the
 //! builder's [`kernel`](crate::Builder::kernel) or
 //! [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel), by default
 //! [`Kernel::auto`]: the environment variable `LESSHASH_KERNEL` (`scalar`,
-//! `wide` or `avx2`) if set to an available kernel (CI forces each kernel
-//! this way), otherwise the fastest available (AVX2, else wide). Every
+//! `wide`, `avx2` or `avx512`) if set to an available kernel (CI forces
+//! each kernel this way), otherwise the fastest available
+//! ([`best_available`]: AVX-512 where it runs at full speed, else AVX2,
+//! else wide). Every
 //! kernel gives identical filters and answers, so the choice never changes
 //! results, only speed.
 
@@ -69,8 +76,9 @@ use crate::Error;
 /// [`kernel`](crate::Builder::kernel) or
 /// [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel), by default
 /// [`Kernel::auto`]: the environment variable `LESSHASH_KERNEL` (`scalar`,
-/// `wide` or `avx2`) if set to an available kernel, otherwise the fastest
-/// available (AVX2, else wide).
+/// `wide`, `avx2` or `avx512`) if set to an available kernel, otherwise
+/// the fastest available ([`best_available`]: AVX-512 where it runs at
+/// full speed, else AVX2, else wide).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Kernel {
@@ -81,18 +89,23 @@ pub enum Kernel {
     Wide,
     /// AVX2 intrinsics, chosen at run time (x86_64 with AVX2 only).
     Avx2,
+    /// AVX-512 intrinsics, chosen at run time (x86_64 with AVX-512 F, DQ,
+    /// BW and VL only): eight keys hashed per register, a blocked filter's
+    /// block in one register; AVX2's flat index kernel.
+    Avx512,
 }
 
 impl Kernel {
     /// Every kernel, available here or not.
-    pub const ALL: [Kernel; 3] = [Kernel::Scalar, Kernel::Wide, Kernel::Avx2];
+    pub const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Wide, Kernel::Avx2, Kernel::Avx512];
 
-    /// The kernel's name: `scalar`, `wide` or `avx2`.
+    /// The kernel's name: `scalar`, `wide`, `avx2` or `avx512`.
     pub fn name(self) -> &'static str {
         match self {
             Kernel::Scalar => "scalar",
             Kernel::Wide => "wide",
             Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
         }
     }
 
@@ -116,6 +129,7 @@ impl Kernel {
         match self {
             Kernel::Scalar | Kernel::Wide => true,
             Kernel::Avx2 => crate::cpu::avx2_detected(),
+            Kernel::Avx512 => crate::cpu::avx512_detected(),
         }
     }
 
@@ -145,10 +159,12 @@ impl Kernel {
         match self {
             Kernel::Scalar => scalar::flat_indices(spec, hashes, out),
             Kernel::Wide => wide::flat_indices(spec, hashes, out),
+            // AVX-512 runs AVX2's flat kernel (every AVX-512 CPU the token
+            // accepts has AVX2).
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => avx2::flat_indices(spec, hashes, out),
+            Kernel::Avx2 | Kernel::Avx512 => avx2::flat_indices(spec, hashes, out),
             #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 => scalar::flat_indices(spec, hashes, out),
+            Kernel::Avx2 | Kernel::Avx512 => scalar::flat_indices(spec, hashes, out),
         }
     }
 }
@@ -174,21 +190,28 @@ pub fn env_kernel() -> Result<Option<Kernel>, Error> {
         )),
         None => Err(Error::invalid(
             "LESSHASH_KERNEL",
-            format!("must be scalar, wide or avx2, got {value:?}"),
+            format!("must be scalar, wide, avx2 or avx512, got {value:?}"),
         )),
     }
 }
 
-/// The fastest kernel available here: AVX2, else wide.
+/// The fastest kernel available here: AVX-512 where it runs at full speed
+/// (AVX-512 with VBMI2: Intel from Ice Lake, AMD from Zen 4), else AVX2,
+/// else wide. On the AVX-512 CPUs before those (Skylake-SP, Cascade
+/// Lake), whose clock drops while 512-bit multiplies run, AVX-512 measured
+/// no faster than AVX2 and is used only when asked for
+/// (`LESSHASH_KERNEL=avx512`, [`Builder::kernel`](crate::Builder::kernel)).
 pub fn best_available() -> Kernel {
-    if Kernel::Avx2.is_available() {
+    if Kernel::Avx512.is_available() && crate::cpu::avx512_full_speed() {
+        Kernel::Avx512
+    } else if Kernel::Avx2.is_available() {
         Kernel::Avx2
     } else {
         Kernel::Wide
     }
 }
 
-/// The name of [`Kernel::auto`]: `scalar`, `wide` or `avx2`.
+/// The name of [`Kernel::auto`]: `scalar`, `wide`, `avx2` or `avx512`.
 pub fn kernel_name() -> &'static str {
     Kernel::auto().name()
 }
@@ -202,7 +225,8 @@ mod tests {
         for k in Kernel::ALL {
             assert_eq!(Kernel::from_name(k.name()), Some(k));
         }
-        assert_eq!(Kernel::from_name("avx512"), None);
+        assert_eq!(Kernel::from_name("avx512"), Some(Kernel::Avx512));
+        assert_eq!(Kernel::from_name("neon"), None);
         assert!(Kernel::available().contains(&Kernel::Scalar));
     }
 }

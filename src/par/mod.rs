@@ -73,10 +73,10 @@ impl BloomFilter {
         if sequential(keys.len()) {
             return self.insert_batch(keys);
         }
-        let seed = self.seed();
+        let (seed, kernel) = (self.seed(), self.kernel());
         self.par_insert_with(
             keys.len(),
-            |start, hs| hash_keys(keys, seed)(start, hs),
+            |start, hs| hash_keys(keys, seed, kernel)(start, hs),
             |a, i| a.insert(&keys[i]),
         );
     }

@@ -29,13 +29,16 @@
 //!   ([`estimated_len`]: B probed bits, S bits per probe's choice, q probes
 //!   per key into them).
 
-// `forbid` would extend to `avx2`, the one submodule with `unsafe` (its
-// intrinsics and the calls into its `target_feature` functions).
+// `forbid` would extend to `avx2` and `avx512`, the submodules with
+// `unsafe` (their intrinsics and the calls into their `target_feature`
+// functions).
 #![deny(unsafe_code)]
 
 pub(crate) mod addressing;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
 mod probe;
 mod wide;
 

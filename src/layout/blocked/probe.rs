@@ -8,12 +8,14 @@
 use super::addressing::InBlockConstants;
 #[cfg(target_arch = "x86_64")]
 use super::avx2;
+#[cfg(target_arch = "x86_64")]
+use super::avx512;
 use super::wide;
 use crate::Kernel;
 
 /// The in-register probe of a filter, chosen once when the filter is built
-/// or loaded: AVX2 when the kernel in use is AVX2 (which implies the CPU
-/// has it: the token proves it), the portable `wide` test when it is
+/// or loaded: AVX-512 when the kernel in use is AVX-512 and AVX2 when it
+/// is AVX2 (each implies the CPU has it: the token proves it), the portable `wide` test when it is
 /// [`Kernel::Wide`] (inserts stay scalar), otherwise none and the layout's
 /// scalar probe runs. The one dispatcher of the blocked layouts' vector
 /// probes: each method tests the token, then the flag, once per call (per
@@ -22,6 +24,9 @@ use crate::Kernel;
 /// two compare equal.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct VectorProbe {
+    /// The AVX-512 probe, with the token that proves the CPU has it.
+    #[cfg(target_arch = "x86_64")]
+    avx512: Option<avx512::Avx512Probe>,
     /// The AVX2 probe, with the token that proves the CPU has it.
     #[cfg(target_arch = "x86_64")]
     avx2: Option<avx2::Avx2Probe>,
@@ -42,11 +47,16 @@ impl PartialEq for VectorProbe {
 impl Eq for VectorProbe {}
 
 impl VectorProbe {
-    /// The probe for `kernel`: AVX2 for [`Kernel::Avx2`] on a CPU with it,
+    /// The probe for `kernel`: AVX-512 for [`Kernel::Avx512`] and AVX2 for
+    /// [`Kernel::Avx2`] on a CPU with it,
     /// `wide`'s for [`Kernel::Wide`] where it is built with the lane
     /// operations it needs ([`wide::BLOCK_PROBE`]), none otherwise.
     pub(crate) fn for_kernel(kernel: Kernel) -> Self {
         Self {
+            #[cfg(target_arch = "x86_64")]
+            avx512: (kernel == Kernel::Avx512)
+                .then(avx512::Avx512Probe::detect)
+                .flatten(),
             #[cfg(target_arch = "x86_64")]
             avx2: (kernel == Kernel::Avx2)
                 .then(avx2::Avx2Probe::detect)
@@ -75,6 +85,10 @@ impl VectorProbe {
         consts: InBlockConstants,
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            return Some(line.with_words(|words| avx512.block_test(words, h2, consts)));
+        }
+        #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
             return Some(line.with_words(|words| avx2.block_test(words, h2, consts)));
         }
@@ -95,6 +109,10 @@ impl VectorProbe {
         consts: &InBlockConstants,
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            return Some(avx512.block_contains(words, hash, blocks, consts));
+        }
+        #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
             return Some(avx2.block_contains(words, hash, blocks, consts));
         }
@@ -114,6 +132,11 @@ impl VectorProbe {
         blocks: u64,
         consts: &InBlockConstants,
     ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            avx512.block_insert(words, hash, blocks, consts);
+            return true;
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
             avx2.block_insert(words, hash, blocks, consts);
@@ -136,6 +159,11 @@ impl VectorProbe {
         consts: InBlockConstants,
     ) -> bool {
         #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            avx512.block_set_chunk(words, blocks, hashes, consts);
+            return true;
+        }
+        #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
             avx2.block_set_chunk(words, blocks, hashes, consts);
             return true;
@@ -156,6 +184,11 @@ impl VectorProbe {
         consts: InBlockConstants,
         out: &mut [bool],
     ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            avx512.block_test_chunk(words, blocks, hashes, consts, out);
+            return true;
+        }
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
             avx2.block_test_chunk(words, blocks, hashes, consts, out);
