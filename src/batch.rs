@@ -281,7 +281,7 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
 
 /// A `fill` closure hashing `keys` with `seed`: the batched XXH3-128
 /// (`hash::short`: the seed's constants once, short keys by formula,
-/// eight at a time with AVX-512 where `kernel` is [`Kernel::Avx512`]).
+/// four at a time with AVX-512 where `kernel` is [`Kernel::Avx512`]).
 pub(crate) fn hash_keys<K: Key>(
     keys: &[K],
     seed: u64,
@@ -306,7 +306,7 @@ pub(crate) fn batch_secrets(seed: u64, kernel: Kernel) -> Secrets {
 /// [`hash_key`](crate::hash_key) of each key (what the pre-hashed calls
 /// take), computed as every batch path hashes: the seed's constants once
 /// for the batch, XXH3's closed formulas for keys of at most 16 bytes (no
-/// length dispatch for a fixed-width key type), and eight keys per
+/// length dispatch for a fixed-width key type), and four keys per
 /// register where [`Kernel::auto`] is [`Kernel::Avx512`].
 ///
 /// # Errors

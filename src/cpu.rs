@@ -78,24 +78,3 @@ pub(crate) fn avx512_detected() -> bool {
         false
     }
 }
-
-/// Whether AVX-512 code runs at full speed here, as far as the features
-/// tell: AVX-512 with VBMI2, which Intel's CPUs have from Ice Lake on and
-/// AMD's from Zen 4 on. The ones before (Skylake-SP, Cascade Lake, Cooper
-/// Lake) lower the core's clock while 512-bit multiplies run, for every
-/// instruction around them; there the AVX-512 kernel measured no faster
-/// than AVX2 (docs/benchmarks.md, "AVX-512"), so the automatic choice
-/// leaves it to be asked for.
-#[inline]
-pub(crate) fn avx512_full_speed() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static DETECTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *DETECTED
-            .get_or_init(|| avx512_detected() && std::arch::is_x86_feature_detected!("avx512vbmi2"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}

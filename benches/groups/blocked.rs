@@ -11,15 +11,18 @@
 //!   `prefetch-on` (the default distance, one chunk ahead) and
 //!   `prefetch-ahead-<d>` (d = 2, 4, 8 chunks ahead): the prefetch
 //!   distance sweep;
-//! * kernels at n = 1e6: `kernel-scalar`, `kernel-wide`, `kernel-avx2`
-//!   (blocked, split-block and classic layouts, so "SIMD saved" shows on
-//!   each);
+//! * kernels at n = 1e6: `kernel-scalar`, `kernel-wide`, `kernel-avx2`,
+//!   `kernel-avx512` (blocked, split-block and classic layouts, so "SIMD
+//!   saved" shows on each); at n = 1e7 the x86 vector kernels other than
+//!   the automatic one (blocked);
 //! * `par` at n = 1e7: `par_contains_batch` on rayon pools of 1 and 2
 //!   threads, `PAR_BATCH` keys per iteration;
 //! * peers at n = 1e6, 1e7 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
 //!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom (1e6 only),
 //!   one call per key as their APIs offer.
-//! * beside the peers: lesshash's single-key calls (`single`) and the
+//! * beside the peers: lesshash's single-key calls (`single`, and
+//!   `single-<kernel>` for the x86 vector kernels other than the automatic
+//!   one) and the
 //!   floors (`floor-hash/<n>/xxh3-128`: hashing alone;
 //!   `floor-loads/<n>/loads`: one random cache line of an array of the
 //!   filter's size per key).
@@ -173,6 +176,16 @@ pub fn register(c: &mut Criterion) {
     // parallel contains on 1 and 2 threads.
     let mut s = setup(Layout::Blocked, 10_000_000);
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e7", "auto", &auto);
+    for kern in other_x86_kernels() {
+        bench_ops(
+            &mut g,
+            &mut s,
+            Layout::Blocked,
+            "n=1e7",
+            &format!("kernel-{}", kern.name()),
+            &|f: &mut BloomFilter| f.set_kernel(kern).expect("available"),
+        );
+    }
     prefetch_sweep(&mut g, &mut s, "n=1e7");
     peers(&mut g, &s, 10_000_000, "n=1e7", false);
     floors(&mut g, &s, "n=1e7");
@@ -188,6 +201,15 @@ pub fn register(c: &mut Criterion) {
     floors(&mut g, &s, "n=1e8");
     drop(s);
     g.finish();
+}
+
+/// The x86 vector kernels available here other than the automatic one
+/// (`kernel-<name>` and `single-<name>` rows beside `auto` and `single`).
+fn other_x86_kernels() -> Vec<Kernel> {
+    [Kernel::Avx2, Kernel::Avx512]
+        .into_iter()
+        .filter(|k| k.is_available() && *k != Kernel::auto())
+        .collect()
 }
 
 /// Prefetch off, and on at each distance: `prefetch-on` is the default
@@ -291,20 +313,31 @@ fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
 /// them lesshash's own single-key calls (`lesshash-single`), so that the
 /// batch, the single-key path and the peers share a run.
 fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fastbloom: bool) {
-    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
-        let mut cursor = Cursor::new();
-        g.bench_function(
-            BenchmarkId::new(format!("blocked-{op}/{size}"), "single"),
-            |b| {
-                b.iter(|| {
-                    let mut found = 0usize;
-                    for key in cursor.next(pool, BATCH) {
-                        found += usize::from(s.filter.contains(black_box(key)));
-                    }
-                    black_box(found)
-                })
-            },
-        );
+    let kernels = std::iter::once(None).chain(other_x86_kernels().into_iter().map(Some));
+    for kernel in kernels {
+        let mut filter = s.filter.clone();
+        let variant = match kernel {
+            Some(k) => {
+                filter.set_kernel(k).expect("available");
+                format!("single-{}", k.name())
+            }
+            None => "single".to_string(),
+        };
+        for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
+            let mut cursor = Cursor::new();
+            g.bench_function(
+                BenchmarkId::new(format!("blocked-{op}/{size}"), &variant),
+                |b| {
+                    b.iter(|| {
+                        let mut found = 0usize;
+                        for key in cursor.next(pool, BATCH) {
+                            found += usize::from(filter.contains(black_box(key)));
+                        }
+                        black_box(found)
+                    })
+                },
+            );
+        }
     }
     let bits_per_key = (-8.0 / (1.0 - 0.01f64.powf(1.0 / 8.0)).ln()).ceil() as usize;
     let mut sbbf = sbbf_rs_safe::Filter::new(bits_per_key, n as usize);

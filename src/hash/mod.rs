@@ -30,7 +30,9 @@
 //! from `vpmuludq` (32 x 32 -> 64) it measured slower than the scalar
 //! formulas (docs/benchmarks.md, issue 26's section). `wide`'s 64-bit multiplies are per-lane scalar code
 //! on SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
-//! a backend with a real 64-bit vector multiply is one trait impl.
+//! a backend with a real 64-bit vector multiply is one trait impl: AVX-512
+//! DQ's `vpmullq` is that backend (`avx512`, four keys per register; the
+//! AVX-512 kernel's batch hash).
 
 // `deny`, not `forbid`: `avx512`'s calls into `target_feature` functions
 // are the only `unsafe` here (it allows them itself; `short` and this

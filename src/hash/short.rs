@@ -115,7 +115,7 @@ impl Secrets {
         }
     }
 
-    /// These constants for a batch that hashes eight keys at a time with
+    /// These constants for a batch that hashes four keys at a time with
     /// AVX-512 (`super::avx512`) if `vector` is set and the CPU has it,
     /// one at a time otherwise. The values are the same either way; the
     /// caller decides from its kernel (a filter forced to AVX2 or scalar

@@ -35,7 +35,7 @@
 //!   function, so that a default build still runs AVX2 where the CPU has
 //!   it; called with the `cpu::Avx2` token (detected once, cached).
 //! * [`Kernel::Avx512`] (x86_64 with AVX-512 F, DQ, BW and VL): the batch
-//!   hash eight keys per register (`hash::avx512`) and the blocked layouts'
+//!   hash four keys per register (`hash::avx512`) and the blocked layouts'
 //!   probe one block per register (`layout::blocked::avx512`), with the
 //!   `cpu::Avx512` token; the flat index kernel is AVX2's (which the
 //!   token implies).
@@ -45,9 +45,8 @@
 //! [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel), by default
 //! [`Kernel::auto`]: the environment variable `LESSHASH_KERNEL` (`scalar`,
 //! `wide`, `avx2` or `avx512`) if set to an available kernel (CI forces
-//! each kernel this way), otherwise the fastest available
-//! ([`best_available`]: AVX-512 where it runs at full speed, else AVX2,
-//! else wide). Every
+//! each kernel this way), otherwise the fastest available as measured
+//! ([`best_available`]: AVX2, else wide; AVX-512 only when asked for). Every
 //! kernel gives identical filters and answers, so the choice never changes
 //! results, only speed.
 
@@ -77,8 +76,8 @@ use crate::Error;
 /// [`BloomFilter::set_kernel`](crate::BloomFilter::set_kernel), by default
 /// [`Kernel::auto`]: the environment variable `LESSHASH_KERNEL` (`scalar`,
 /// `wide`, `avx2` or `avx512`) if set to an available kernel, otherwise
-/// the fastest available ([`best_available`]: AVX-512 where it runs at
-/// full speed, else AVX2, else wide).
+/// the fastest available as measured ([`best_available`]: AVX2, else
+/// wide; AVX-512 only when asked for).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Kernel {
@@ -89,9 +88,10 @@ pub enum Kernel {
     Wide,
     /// AVX2 intrinsics, chosen at run time (x86_64 with AVX2 only).
     Avx2,
-    /// AVX-512 intrinsics, chosen at run time (x86_64 with AVX-512 F, DQ,
-    /// BW and VL only): eight keys hashed per register, a blocked filter's
-    /// block in one register; AVX2's flat index kernel.
+    /// AVX-512 intrinsics (x86_64 with AVX-512 F, DQ, BW and VL only):
+    /// four keys hashed per register, a blocked filter's block in one
+    /// register; AVX2's flat index kernel. Used when asked for, never
+    /// chosen automatically ([`best_available`] says why).
     Avx512,
 }
 
@@ -195,16 +195,16 @@ pub fn env_kernel() -> Result<Option<Kernel>, Error> {
     }
 }
 
-/// The fastest kernel available here: AVX-512 where it runs at full speed
-/// (AVX-512 with VBMI2: Intel from Ice Lake, AMD from Zen 4), else AVX2,
-/// else wide. On the AVX-512 CPUs before those (Skylake-SP, Cascade
-/// Lake), whose clock drops while 512-bit multiplies run, AVX-512 measured
-/// no faster than AVX2 and is used only when asked for
-/// (`LESSHASH_KERNEL=avx512`, [`Builder::kernel`](crate::Builder::kernel)).
+/// The fastest kernel available here, as measured: AVX2, else wide.
+///
+/// AVX-512 is never chosen by itself: on the AVX-512 CPU it was measured
+/// on (a Cascade Lake Xeon) it was no faster than AVX2, since the 512-bit
+/// multiplies lower that core's clock (docs/benchmarks.md, "AVX-512"). On
+/// CPUs without that penalty (Ice Lake, Zen 4 and later) ask for it
+/// (`LESSHASH_KERNEL=avx512`, [`Builder::kernel`](crate::Builder::kernel))
+/// after comparing the `kernel-avx512` benchmark rows there.
 pub fn best_available() -> Kernel {
-    if Kernel::Avx512.is_available() && crate::cpu::avx512_full_speed() {
-        Kernel::Avx512
-    } else if Kernel::Avx2.is_available() {
+    if Kernel::Avx2.is_available() {
         Kernel::Avx2
     } else {
         Kernel::Wide
