@@ -134,7 +134,7 @@ pub use builder::Builder;
 pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
 pub use error::Error;
 pub use filter::BloomFilter;
-pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key};
+pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
 pub use kernel::{Kernel, kernel_name};
 pub use layout::Layout;
 #[cfg(feature = "mmap")]

@@ -589,6 +589,23 @@ fn merge_and_incompatible_merge() {
     assert_error(&o, &["FILTER"]);
 }
 
+/// `--seed random`: a seed drawn from the OS, stored in the file (two
+/// builds differ, neither is the default), the members found; `filter`
+/// and `query` read it from the file.
+#[test]
+fn build_with_a_random_seed_stores_it() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1_000, &["--seed", "random"]);
+    let first = lesshash::BloomFilter::from_bytes(&std::fs::read(&f).unwrap()).unwrap();
+    let f = build_members(&dir, 1_000, &["--seed", "random"]);
+    let second = lesshash::BloomFilter::from_bytes(&std::fs::read(&f).unwrap()).unwrap();
+    assert_ne!(first.seed(), second.seed());
+    assert!(![first.seed(), second.seed()].contains(&lesshash::DEFAULT_SEED));
+    assert!((0..1_000).all(|i| second.contains(&member(i))));
+    let o = lesshash(&["query", &f, &member(7)]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
 #[test]
 fn info_reports_the_parameters() {
     let dir = Dir::new();

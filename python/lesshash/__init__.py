@@ -17,7 +17,7 @@ See docs/python.md in the repository for NumPy, PyArrow, pandas and Dask
 examples; ``lesshash.dask`` builds and applies filters across a cluster.
 """
 
-from ._lesshash import DEFAULT_SEED, KERNEL, BloomFilter, CountMinSketch
+from ._lesshash import DEFAULT_SEED, KERNEL, BloomFilter, CountMinSketch, random_seed
 
-__all__ = ["BloomFilter", "CountMinSketch", "DEFAULT_SEED", "KERNEL"]
+__all__ = ["BloomFilter", "CountMinSketch", "DEFAULT_SEED", "KERNEL", "random_seed"]
 __version__ = "0.1.0"

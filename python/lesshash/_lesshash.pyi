@@ -1,7 +1,7 @@
 """Type stubs of the extension module (python/src/)."""
 
 from os import PathLike
-from typing import Any, Iterable, Optional, Union
+from typing import Any, Iterable, Literal, Optional, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +13,8 @@ Path = Union[str, PathLike[str]]
 DEFAULT_SEED: int
 KERNEL: str
 
+def random_seed() -> int: ...
+
 class BloomFilter:
     def __init__(
         self,
@@ -20,7 +22,7 @@ class BloomFilter:
         fpr: float,
         layout: Optional[str] = None,
         scheme: Optional[str] = None,
-        seed: Optional[int] = None,
+        seed: Union[int, Literal["random"], None] = None,
     ) -> None: ...
     @classmethod
     def from_bits(
@@ -29,7 +31,7 @@ class BloomFilter:
         hashes: int,
         layout: Optional[str] = None,
         scheme: Optional[str] = None,
-        seed: Optional[int] = None,
+        seed: Union[int, Literal["random"], None] = None,
     ) -> BloomFilter: ...
     def add(self, key: Key) -> None: ...
     def __contains__(self, key: Key) -> bool: ...
@@ -89,7 +91,7 @@ class CountMinSketch:
         width: Optional[int] = None,
         depth: Optional[int] = None,
         scheme: Optional[str] = None,
-        seed: Optional[int] = None,
+        seed: Union[int, Literal["random"], None] = None,
         conservative: bool = False,
     ) -> None: ...
     def add(self, key: Key, count: Optional[int] = None) -> None: ...

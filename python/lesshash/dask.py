@@ -45,7 +45,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "(or the package's `dask` extra)"
     ) from exc
 
-from ._lesshash import BloomFilter
+from ._lesshash import BloomFilter, random_seed
 
 __all__ = ["build", "isin", "filter_frame", "scatter", "as_delayed"]
 
@@ -292,7 +292,7 @@ def build(
     column: str | None = None,
     layout: str | None = None,
     scheme: str | None = None,
-    seed: int | None = None,
+    seed: int | str | None = None,
     split_every: int = 8,
     max_filters: int | None = None,
     compute: bool = True,
@@ -318,7 +318,9 @@ def build(
     number of worker processes of the client, else 8), OR-ed together
     ``split_every`` at a time; a result lost with a worker is computed
     again, to the same bits. ``client``: the distributed client to compute
-    on (default: the default client, as for ``isin``).
+    on (default: the default client, as for ``isin``). ``seed="random"``
+    draws one secret seed here, on the client, for every part (the
+    result's ``seed`` tells it).
     """
     if split_every < 2:
         raise ValueError(f"split_every must be at least 2, got {split_every}")
@@ -329,6 +331,9 @@ def build(
         max_filters = (len(resolved.nthreads()) if resolved is not None else 0) or 8
     if max_filters < 1:
         raise ValueError(f"max_filters must be at least 1, got {max_filters}")
+    if seed == "random":
+        # Drawn once, here: every part must use the same seed to combine.
+        seed = random_seed()
     params = (expected_items, fpr, layout, scheme, seed)
     # Fail here, not on a worker, for bad parameters.
     _empty(*params)

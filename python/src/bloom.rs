@@ -86,7 +86,7 @@ fn builder(
     };
     let seed = match seed {
         None => DEFAULT_SEED,
-        Some(s) => unsigned(s, "seed")?,
+        Some(s) => crate::errors::seed(s)?,
     };
     Ok(lesshash::BloomFilter::builder()
         .layout(layout)
@@ -118,7 +118,9 @@ impl BloomFilter {
     /// ``"split-block"``, ``"classic"`` or ``"partitioned"``. `scheme`: how
     /// the k probes derive from the hash (``"double"``, ``"enhanced-cube"``,
     /// ``"enhanced-square"``, ``"independent"``); the layout's default when
-    /// omitted. `seed`: a 64-bit seed (filters combine only with equal seeds).
+    /// omitted. `seed`: a 64-bit seed (filters combine only with equal seeds),
+    /// or `"random"` for a secret one drawn from the OS (use it when others
+    /// choose the keys; docs/python.md, "Keys chosen by others").
     #[new]
     #[pyo3(signature = (expected_items, fpr, layout = None, scheme = None, seed = None))]
     fn new(

@@ -94,7 +94,7 @@ impl CountMinSketch {
             })?);
         }
         if let Some(s) = seed {
-            b = b.seed(unsigned(s, "seed")?);
+            b = b.seed(crate::errors::seed(s)?);
         }
         Ok(Self::wrap(b.build().map_err(to_py)?))
     }

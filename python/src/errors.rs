@@ -84,6 +84,21 @@ pub fn unsigned(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {
     }
 }
 
+/// A `seed` argument: an int in [0, 2**64), or the string `"random"` for a
+/// secret seed drawn from the operating system (`lesshash::random_seed`).
+pub fn seed(obj: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(s) = obj.extract::<&str>() {
+        return if s == "random" {
+            lesshash::random_seed().map_err(to_py)
+        } else {
+            Err(PyValueError::new_err(format!(
+                "`seed` must be an int or \"random\", got {s:?}"
+            )))
+        };
+    }
+    unsigned(obj, "seed")
+}
+
 /// `bytes` as is; `bytearray`, `memoryview` and other buffers copied into
 /// `bytes`; anything else a `TypeError`.
 pub fn bytes_like<'py>(obj: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyBytes>> {

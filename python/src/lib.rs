@@ -29,5 +29,14 @@ fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<frames::Payload>()?;
     m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
     m.add("KERNEL", lesshash::kernel_name())?;
+    m.add_function(wrap_pyfunction!(random_seed, m)?)?;
     Ok(())
+}
+
+/// A secret 64-bit seed drawn from the operating system's random source
+/// (`lesshash::random_seed`): pass it as `seed=` to every filter that is to
+/// be combined, when others choose the keys.
+#[pyfunction]
+fn random_seed() -> PyResult<u64> {
+    lesshash::random_seed().map_err(errors::to_py)
 }

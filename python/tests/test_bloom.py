@@ -676,3 +676,22 @@ def test_the_package_docstring_example_runs():
 
     result = doctest.testmod(lesshash)
     assert result.attempted >= 3 and result.failed == 0
+
+
+def test_a_random_seed_is_secret_stored_and_kept_apart():
+    """``seed="random"`` (and ``lesshash.random_seed()``) draw a fresh
+    64-bit seed from the OS; it is the filter's seed, saved with it; two
+    such filters refuse to combine; other strings are refused by name."""
+    import lesshash
+
+    a = BloomFilter(1000, 0.01, seed="random")
+    b = BloomFilter(1000, 0.01, seed="random")
+    assert a.seed != b.seed and lesshash.DEFAULT_SEED not in (a.seed, b.seed)
+    assert 0 <= lesshash.random_seed() < 2**64
+    assert BloomFilter.from_bytes(a.to_bytes()).seed == a.seed
+    with pytest.raises(ValueError, match="seed"):
+        a.union(b)
+    with pytest.raises(ValueError, match="`seed` must be an int or \"random\""):
+        BloomFilter(1000, 0.01, seed="secret")
+    sketch = CountMinSketch(0.01, 0.01, seed="random")
+    assert sketch.seed != CountMinSketch(0.01, 0.01).seed

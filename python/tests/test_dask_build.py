@@ -172,3 +172,19 @@ def test_the_local_scheduler_and_compute_false_keep_the_pure_tree(dask_client):
     local = ld.build(series, N, 0.01, seed=5, client=False)
     assert local.to_bytes() == reference().to_bytes()
     assert os.getpid() and not ld._LOCAL  # nothing left in this process
+
+
+@pytest.mark.parametrize("on_workers", [True, False])
+def test_a_random_seed_is_drawn_once_for_every_part(dask_client, on_workers):
+    """``seed="random"``: one secret seed drawn on the client and used by
+    every part, on the workers and in the pure tree, so the parts combine
+    and the result is the single-process filter under that seed."""
+    series = dd.from_array(keys(), chunksize=math.ceil(N / 9))
+    client = dask_client if on_workers else False
+    bf = ld.build(series, N, 0.01, seed="random", client=client)
+    assert bf.seed != BloomFilter(N, 0.01).seed
+    ref = BloomFilter(N, 0.01, seed=bf.seed)
+    ref.add_many(keys())
+    assert bf.to_bytes() == ref.to_bytes()
+    other = ld.build(series, N, 0.01, seed="random", client=client)
+    assert other.seed != bf.seed

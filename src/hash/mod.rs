@@ -50,7 +50,45 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 /// The seed used when none is set on the builder.
 ///
 /// Fixed forever: persisted filters built with the default seed rely on it.
+/// Being public, it lets anyone compute where a key lands: for keys chosen
+/// by someone else, use a [`random_seed`] (the threat model in
+/// docs/design.md).
 pub const DEFAULT_SEED: u64 = 0x6c65_7373_6861_7368; // "lesshash"
+
+/// A secret seed drawn from the operating system's random source, for
+/// filters whose keys an adversary may choose: with a seed nobody else
+/// knows, nobody can compute where a key lands, so keys cannot be chosen
+/// to overfill one block or to be false positives of a filter they have
+/// not seen.
+///
+/// The seed is stored in the filter's file like any other, so whoever
+/// can read the file knows it. XXH3 is not a cryptographic keyed hash (not
+/// a MAC): a secret seed stops an attacker who only chooses keys, not one
+/// who can analyse XXH3 itself; against that, hash keys with a keyed
+/// cryptographic hash and use the pre-hashed calls
+/// ([`Prehashed`](crate::Prehashed)). Filters combine only with equal
+/// seeds, so draw it once and pass it to every filter to be merged.
+///
+/// ```
+/// let seed = lesshash::random_seed()?;
+/// let f = lesshash::BloomFilter::builder()
+///     .expected_items(1000)
+///     .fpr(0.01)
+///     .seed(seed)
+///     .build()?;
+/// assert_eq!(f.seed(), seed);
+/// # Ok::<(), lesshash::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`](crate::Error::Io) if the operating system gives no
+/// random bytes.
+pub fn random_seed() -> Result<u64, crate::Error> {
+    getrandom::u64().map_err(|e| crate::Error::Io {
+        context: "drawing a random seed from the operating system",
+        source: std::io::Error::other(e.to_string()),
+    })
+}
 
 /// A value that can be inserted into or queried from a filter.
 ///

@@ -45,7 +45,9 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SCHEME", value_parser = crate::scheme_parser())]
     scheme: Option<Scheme>,
 
-    /// Hash seed (decimal or 0x hex); the default is the library's.
+    /// Hash seed: decimal, 0x hex, or `random` (a secret seed drawn from the
+    /// OS, stored in the file; use it when others choose the keys). The
+    /// default is the library's public one.
     #[arg(long, value_name = "SEED", value_parser = crate::parse_seed)]
     seed: Option<u64>,
 

@@ -253,8 +253,12 @@ pub(crate) fn fmt_rate(p: f64) -> String {
     lesshash::internals::limits::format_rate(p)
 }
 
-/// `--seed`: decimal or `0x` hexadecimal.
+/// `--seed`: decimal, `0x` hexadecimal, or `random` (a secret seed from
+/// the operating system, `lesshash::random_seed`).
 pub(crate) fn parse_seed(s: &str) -> Result<u64, String> {
+    if s == "random" {
+        return lesshash::random_seed().map_err(|e| e.to_string());
+    }
     match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
         Some(hex) => u64::from_str_radix(hex, 16),
         None => s.parse(),
