@@ -66,7 +66,7 @@ use crate::view::FilterView;
 /// # Ok::<(), lesshash::Error>(())
 /// ```
 pub struct MappedFilter {
-    map: Mmap,
+    bytes: FileBytes,
     header: Header,
     geometry: Geometry,
     path: PathBuf,
@@ -78,8 +78,12 @@ impl MappedFilter {
     /// once (into the page cache, where later queries find it); use
     /// [`open_unverified`](Self::open_unverified) to skip that pass.
     ///
+    /// A regular file that cannot be mapped (files under /proc, some FUSE
+    /// and network file systems) is read into memory instead, validated
+    /// the same way ([`is_mapped`](Self::is_mapped) tells).
+    ///
     /// # Errors
-    /// [`Error::Io`] if the file cannot be opened, inspected or mapped;
+    /// [`Error::Io`] if the file cannot be opened, inspected or read;
     /// [`Error::InvalidParameter`] (`path`) if it is not a regular file;
     /// any format error of [`BloomFilter::from_bytes`] (a short or long
     /// file is [`Error::Truncated`] or [`Error::SizeMismatch`], a damaged
@@ -112,6 +116,21 @@ impl MappedFilter {
             .metadata()
             .map_err(io_err("reading the file's metadata"))?;
         check_regular(path, &meta)?;
+        Self::from_file(file, meta.len(), path, verify, true)
+    }
+
+    /// The filter in the open regular `file` (`len` bytes as reported):
+    /// mapped if `try_map` and the file can be, read otherwise.
+    fn from_file(
+        file: File,
+        len: u64,
+        path: &Path,
+        verify: bool,
+        try_map: bool,
+    ) -> Result<Self, Error> {
+        if !try_map {
+            return Self::with_bytes(FileBytes::read(file, len)?, path, verify);
+        }
         // SAFETY: `Mmap::map` is unsafe because the file can change under
         // the map. lesshash never writes into an existing file (its writers
         // write a new file and rename it over), and the map is read-only.
@@ -120,11 +139,21 @@ impl MappedFilter {
         // it was opened; a file truncated by another program while mapped
         // is the hazard the module docs state (SIGBUS), as with any map.
         #[allow(unsafe_code)]
-        let map = unsafe { Mmap::map(&file) }.map_err(io_err("mapping the file"))?;
-        let (header, _) = validate(&map, verify)?;
+        let bytes = match unsafe { Mmap::map(&file) } {
+            Ok(map) => FileBytes::Mapped(map),
+            // Some regular files cannot be mapped (under /proc, on some
+            // FUSE and network file systems: ENODEV and the like): read
+            // them instead, bounded and validated as the map would be.
+            Err(_) => FileBytes::read(file, len)?,
+        };
+        Self::with_bytes(bytes, path, verify)
+    }
+
+    fn with_bytes(bytes: FileBytes, path: &Path, verify: bool) -> Result<Self, Error> {
+        let (header, _) = validate(bytes.as_slice(), verify)?;
         let geometry = header.geometry();
         let mapped = Self {
-            map,
+            bytes,
             header,
             geometry,
             path: path.to_path_buf(),
@@ -137,7 +166,8 @@ impl MappedFilter {
 
     /// The payload as little-endian words.
     fn try_words(&self) -> Result<&[u64], Error> {
-        let payload = &self.map[HEADER_LEN..HEADER_LEN + self.header.payload_len() as usize];
+        let payload =
+            &self.bytes.as_slice()[HEADER_LEN..HEADER_LEN + self.header.payload_len() as usize];
         bytemuck::try_cast_slice(payload).map_err(|_| Error::Misaligned {
             field: "mapped file",
             align: 8,
@@ -189,7 +219,9 @@ impl MappedFilter {
     /// it, and platforms without it ignore it.
     pub fn advise_random(&self) {
         #[cfg(unix)]
-        let _ = self.map.advise(memmap2::Advice::Random);
+        if let FileBytes::Mapped(map) = &self.bytes {
+            let _ = map.advise(memmap2::Advice::Random);
+        }
     }
 
     /// Asks the operating system to read the whole file into the page
@@ -199,7 +231,9 @@ impl MappedFilter {
     /// as [`advise_random`](Self::advise_random).
     pub fn will_need(&self) {
         #[cfg(unix)]
-        let _ = self.map.advise(memmap2::Advice::WillNeed);
+        if let FileBytes::Mapped(map) = &self.bytes {
+            let _ = map.advise(memmap2::Advice::WillNeed);
+        }
     }
 
     /// The parsed header.
@@ -217,12 +251,18 @@ impl MappedFilter {
     /// The serialized filter, as mapped (the whole file: header, payload,
     /// checksum); reading it touches every page.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.map
+        self.bytes.as_slice()
     }
 
     /// The mapped file's length in bytes.
     pub fn file_len(&self) -> u64 {
-        self.map.len() as u64
+        self.bytes.as_slice().len() as u64
+    }
+
+    /// Whether the file is mapped (`false`: it could not be, and was read
+    /// into memory instead).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.bytes, FileBytes::Mapped(_))
     }
 
     /// The path the filter was opened from (for messages and for reopening
@@ -241,7 +281,8 @@ impl MappedFilter {
     /// As [`BloomFilter::write_file`].
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         crate::persist::write_file(path.as_ref(), "writing the filter", |w| {
-            w.write_all(&self.map).map_err(io_err("writing the filter"))
+            w.write_all(self.bytes.as_slice())
+                .map_err(io_err("writing the filter"))
         })
     }
 
@@ -264,6 +305,35 @@ impl std::fmt::Debug for MappedFilter {
     }
 }
 
+/// The file's bytes: mapped, or read where the file cannot be mapped.
+enum FileBytes {
+    Mapped(Mmap),
+    /// The whole file in 8-byte-aligned memory (the payload is read as
+    /// words), and its length in bytes.
+    Read(Vec<u64>, usize),
+}
+
+impl FileBytes {
+    /// Reads a regular file that could not be mapped, from its start (the
+    /// map's open file, not yet read from), as a stream is read:
+    /// allocation bounded by the header's promise and by what arrives
+    /// (`len`, the reported length, is trusted only when it matches the
+    /// header's total; files under /proc report 0).
+    fn read(mut file: File, len: u64) -> Result<Self, Error> {
+        let header = crate::persist::read_header(&mut file)?;
+        let total = Header::parse(&header)?.total_len();
+        let (words, got) = crate::persist::read_item_aligned(file, &header, total, len == total)?;
+        Ok(FileBytes::Read(words, got))
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(map) => map,
+            FileBytes::Read(words, len) => &bytemuck::cast_slice(words)[..*len],
+        }
+    }
+}
+
 /// [`Error::InvalidParameter`] (`path`) unless `meta` is a regular file's.
 fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
     if meta.is_file() {
@@ -277,4 +347,59 @@ fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
             path.display()
         ),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file read instead of mapped (as one that cannot be mapped is)
+    /// answers as the mapped file does and holds the same bytes; short,
+    /// long and damaged files give the errors the map gives.
+    #[test]
+    fn a_file_read_instead_of_mapped_is_the_same_filter() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.lhbf");
+        let mut f = BloomFilter::with_fpr(5_000, 0.01).unwrap();
+        f.insert_batch(&(0..5_000u64).collect::<Vec<_>>());
+        f.write_file(&path).unwrap();
+        let read = |p: &Path| {
+            let file = File::open(p).unwrap();
+            let len = file.metadata().unwrap().len();
+            MappedFilter::from_file(file, len, p, true, false)
+        };
+        let mapped = MappedFilter::open(&path).unwrap();
+        let copy = read(&path).unwrap();
+        assert!(mapped.is_mapped() && !copy.is_mapped());
+        assert_eq!(copy.as_bytes(), mapped.as_bytes());
+        assert_eq!(copy.as_bytes(), f.to_bytes());
+        let keys: Vec<u64> = (0..20_000).collect();
+        let (mut a, mut b) = (vec![false; keys.len()], vec![false; keys.len()]);
+        mapped.contains_batch(&keys, &mut a).unwrap();
+        copy.contains_batch(&keys, &mut b).unwrap();
+        assert_eq!(a, b);
+        assert!(b[..5_000].iter().all(|&x| x));
+        // The same errors as the map: one byte short, one long, one flipped.
+        let bytes = f.to_bytes();
+        let cases: [(Vec<u8>, &str); 3] = [
+            (bytes[..bytes.len() - 1].to_vec(), "truncated"),
+            ([&bytes[..], &[0]].concat(), "length"),
+            (
+                {
+                    let mut b = bytes.clone();
+                    b[100] ^= 1;
+                    b
+                },
+                "checksum",
+            ),
+        ];
+        for (i, (data, what)) in cases.iter().enumerate() {
+            let p = dir.path().join(format!("bad{i}.lhbf"));
+            std::fs::write(&p, data).unwrap();
+            let by_read = read(&p).unwrap_err().to_string();
+            let by_map = MappedFilter::open(&p).unwrap_err().to_string();
+            assert_eq!(by_read, by_map);
+            assert!(by_read.contains(what), "{by_read}");
+        }
+    }
 }

@@ -330,6 +330,59 @@ pub(crate) fn read_payload<R: Read>(
     Ok(blocks)
 }
 
+/// Reads one whole serialized item whose header (already read and parsed)
+/// promises `total` bytes, into 8-byte-aligned memory: the header, then
+/// whatever follows, up to `total + 1` bytes (one byte past the item is
+/// enough to tell a long input), so the caller's `validate` reports a
+/// short or long input as it would for the same bytes in memory. Memory is
+/// bounded by what arrives: `known_len` (a file whose length matches the
+/// header's total) is allocated at once, anything else grows from
+/// [`EAGER_LIMIT`] as bytes arrive. Returns the words and the byte count.
+#[cfg(feature = "mmap")]
+pub(crate) fn read_item_aligned<R: Read>(
+    mut r: R,
+    header: &[u8; HEADER_LEN],
+    total: u64,
+    known_len: bool,
+) -> Result<(Vec<u64>, usize), Error> {
+    let too_big = || Error::Allocation {
+        name: "file",
+        bytes: u128::from(total),
+    };
+    let limit = usize::try_from(total.saturating_add(1)).map_err(|_| too_big())?;
+    let all_words = limit.div_ceil(8);
+    let mut words: Vec<u64> = Vec::new();
+    let grow = |words: &mut Vec<u64>, target: usize| -> Result<(), Error> {
+        words
+            .try_reserve_exact(target - words.len())
+            .map_err(|_| too_big())?;
+        words.resize(target, 0);
+        Ok(())
+    };
+    let first = if known_len || limit <= EAGER_LIMIT {
+        all_words
+    } else {
+        EAGER_LIMIT / 8
+    };
+    grow(&mut words, first.max(HEADER_LEN / 8))?;
+    bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..HEADER_LEN].copy_from_slice(header);
+    let mut filled = HEADER_LEN;
+    while filled < limit {
+        if filled == words.len() * 8 {
+            let target = all_words.min(words.len() * 2);
+            grow(&mut words, target)?;
+        }
+        let end = (words.len() * 8).min(limit).min(filled + CHUNK);
+        let buf = &mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[filled..end];
+        let n = read_full(&mut r, buf, "reading the file")?;
+        filled += n;
+        if n < buf.len() {
+            break;
+        }
+    }
+    Ok((words, filled))
+}
+
 /// Opens a file to load and returns it with its length, which the loader
 /// checks against the header before allocating; `None` for a stream to
 /// read as it comes (a pipe, a FIFO with a writer, a character device, or

@@ -296,6 +296,28 @@ fn a_fifo_is_refused_at_once_not_waited_on() {
     }
 }
 
+/// A regular file that cannot be mapped (`mmap` of /proc/self/status
+/// fails with ENODEV) is read instead: the error is the format's (not a
+/// filter: bad magic), not "I/O error while mapping the file". The read
+/// path's answers and errors equal the map's (`mapped::tests`).
+#[cfg(target_os = "linux")]
+#[test]
+fn an_unmappable_regular_file_is_read_instead() {
+    let path = std::path::Path::new("/proc/self/status");
+    assert!(std::fs::metadata(path).unwrap().is_file());
+    for verify in [true, false] {
+        let r = if verify {
+            MappedFilter::open(path)
+        } else {
+            MappedFilter::open_unverified(path)
+        };
+        match r {
+            Err(Error::BadMagic { .. }) => {}
+            other => panic!("verify={verify}: {other:?}"),
+        }
+    }
+}
+
 /// `write_file` renames a new file over the path: the map keeps the old
 /// inode, and a new open sees the new filter.
 #[test]

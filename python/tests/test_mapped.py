@@ -361,3 +361,13 @@ def test_a_fifo_is_refused_at_once(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], timeout=60,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="no /proc")
+def test_an_unmappable_regular_file_is_read_instead():
+    """A regular file that cannot be mapped (/proc/self/status: mmap gives
+    ENODEV) is read instead, so the error is the format's (not a filter),
+    not an OSError about mapping."""
+    for verify in (True, False):
+        with pytest.raises(ValueError, match="magic"):
+            BloomFilter.open("/proc/self/status", verify=verify)
