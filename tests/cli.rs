@@ -1521,3 +1521,59 @@ fn a_filter_on_a_pipe_is_read_not_mapped() {
     let o = lesshash_stdin(&["query", "/dev/stdin", "user-5"], &flipped);
     assert_error(&o, &["checksum"]);
 }
+
+/// A filter file truncated in place while `filter` has it mapped: the
+/// next query of a page past the new end raises SIGBUS, and the command
+/// says so in one line naming the file and exits with status 2, instead
+/// of dying of the signal (status 135) with nothing on stderr. The child
+/// is caught after it has mapped the filter (its /proc/PID/maps shows the
+/// file) and before it reads any key; the file is then cut to one page
+/// and the keys sent.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_filter_file_truncated_while_mapped_is_one_line_and_status_2() {
+    use std::io::Write;
+    let dir = Dir::new();
+    let f = build_members(&dir, 300_000, &[]);
+    let mut child = Command::new(BIN)
+        .args(["filter", &f])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run lesshash");
+    let maps = format!("/proc/{}/maps", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&maps).is_ok_and(|m| m.contains(f.as_str())) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the filter was never mapped"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let keys: String = (0..200_000).map(|i| format!("{}\n", member(i))).collect();
+    let mut stdin = child.stdin.take().unwrap();
+    // The child may die before it reads everything: a broken pipe here is
+    // expected.
+    let _ = stdin.write_all(keys.as_bytes());
+    drop(stdin);
+    let o = child.wait_with_output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "status {:?}, stderr {err:?}",
+        o.status
+    );
+    assert!(
+        err.contains(&format!("filter file {f} changed size while in use")),
+        "{err:?}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err:?}");
+}

@@ -213,7 +213,12 @@ pub(crate) fn open_filter(path: &Path, verify: bool) -> Result<Opened> {
         } else {
             MappedFilter::open_unverified(path)
         };
-        return Ok(Opened::Mapped(mapped.with_context(context)?));
+        let mapped = mapped.with_context(context)?;
+        #[cfg(unix)]
+        if mapped.is_mapped() {
+            crate::sigbus::arm(path);
+        }
+        return Ok(Opened::Mapped(mapped));
     }
     // A stream: read through the owned loader (its allocation grows with
     // what arrives, whatever the header claims, and it verifies the
