@@ -296,6 +296,36 @@ fn a_fifo_is_refused_at_once_not_waited_on() {
     }
 }
 
+/// A socket and character devices are refused by their type too (the
+/// documented error, at once), never opened as a filter.
+#[cfg(unix)]
+#[test]
+fn sockets_and_devices_are_refused_by_their_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("sock");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    for path in [
+        socket.as_path(),
+        Path::new("/dev/null"),
+        Path::new("/dev/zero"),
+    ] {
+        for r in [
+            MappedFilter::open(path),
+            MappedFilter::open_unverified(path),
+        ] {
+            match r {
+                Err(Error::InvalidParameter {
+                    name: "path",
+                    reason,
+                }) => {
+                    assert!(reason.contains("not a regular file"), "{reason}");
+                }
+                other => panic!("{}: {other:?}", path.display()),
+            }
+        }
+    }
+}
+
 /// A regular file that cannot be mapped (`mmap` of /proc/self/status
 /// fails with ENODEV) is read instead: the error is the format's (not a
 /// filter: bad magic), not "I/O error while mapping the file". The read

@@ -336,7 +336,7 @@ def test_threads_query_one_map(tmp_path):
 def test_a_fifo_is_refused_at_once(tmp_path):
     """Opening a FIFO with no writer for reading would wait for a writer
     forever: BloomFilter.open and the Dask path helpers refuse it by its
-    type instead. In a child process with a deadline, so that a hang fails
+    type instead (and a socket and a character device the same way). In a child process with a deadline, so that a hang fails
     the test rather than the suite."""
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -361,6 +361,16 @@ def test_a_fifo_is_refused_at_once(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(fifo)], timeout=60,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+    # A socket and a character device: the same error, by their type.
+    import socket
+
+    sock_path = tmp_path / "sock"
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(sock_path))
+        for path in (sock_path, "/dev/null"):
+            done = subprocess.run([sys.executable, "-c", code, str(path)], timeout=60,
+                                  capture_output=True, text=True)
+            assert done.returncode == 0, (path, done.stderr)
 
 
 @pytest.mark.skipif(not os.path.isfile("/proc/self/status"), reason="no /proc")
