@@ -12,7 +12,7 @@ use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, with_filter};
 use crate::batch::{Keys, answers, feed, with_keys};
-use crate::errors::{at_path, named, read_only, to_py, unsigned, with_prefix};
+use crate::errors::{at_path, at_path_because, named, read_only, to_py, unsigned};
 use crate::frames::{Payload, with_received};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -186,13 +186,10 @@ impl BloomFilter {
         verify: bool,
     ) -> PyResult<Self> {
         Self::map(cls.py(), &path, verify).map_err(|e| {
-            let prefix = format!(
-                "unpickling a mapped BloomFilter, which pickles as its path: \
-                 cannot map {} here (the file must be at the same path where \
-                 the filter is unpickled): ",
-                path.display()
-            );
-            with_prefix(e, &prefix)
+            let note = "unpickling a mapped BloomFilter, which pickles as its path: \
+                        cannot map it here (the file must be at the same path where \
+                        the filter is unpickled): ";
+            at_path_because(e, &path, note)
         })
     }
 
@@ -364,6 +361,21 @@ impl BloomFilter {
             let (from_bytes, args) = persist::reduce(slf.as_any())?;
             return Ok((from_bytes, PyTuple::new(py, [args.0])?));
         };
+        // A map pickles as its path: a file gone by now would make a
+        // pickle that can never load, so say so here, at pickling.
+        if let Err(e) = std::fs::metadata(&path) {
+            let note = "pickling a mapped BloomFilter, which pickles as its path: \
+                        the file is no longer there (pickle a copy, .copy(), to send \
+                        the bits): ";
+            return Err(at_path_because(
+                lesshash::Error::Io {
+                    context: "looking up the file",
+                    source: e,
+                },
+                &path,
+                note,
+            ));
+        }
         let reopen = slf.get_type().getattr("_open_pickled")?;
         let args = (path.into_os_string(), verify).into_pyobject(py)?;
         Ok((reopen, args))

@@ -2,7 +2,7 @@
 //! the argument.
 
 use lesshash::Error;
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
 
@@ -11,25 +11,75 @@ use pyo3::types::{PyBytes, PyInt};
 /// that names no file to use (the crate's `Error::io_kind`), `MemoryError`
 /// for an allocation that failed, `ValueError` for everything else (bad
 /// parameters, mismatched filters, corrupt bytes). The message is the
-/// crate's, which names the parameter or field at fault.
+/// crate's, which names the parameter or field at fault. Errors of a file
+/// go through [`at_path`], which names it.
 pub fn to_py(err: Error) -> PyErr {
-    with_prefix(err, "")
+    convert(err, None, "")
 }
 
-/// [`to_py`] with `prefix` before the message.
-pub fn with_prefix(err: Error, prefix: &str) -> PyErr {
+/// [`to_py`] for an error about the file at `path`: an `OSError` carries
+/// `errno`, `strerror` and `filename` as Python's own `open` sets them (so
+/// `e.errno == errno.ENOENT` works, and the subclass follows from the
+/// errno); any other exception names the path before the message.
+pub fn at_path(err: Error, path: &std::path::Path) -> PyErr {
+    convert(err, Some(path), "")
+}
+
+/// [`at_path`] with `note` (why the file was being used) before the
+/// message, or before the `strerror` of an `OSError`.
+pub fn at_path_because(err: Error, path: &std::path::Path, note: &str) -> PyErr {
+    convert(err, Some(path), note)
+}
+
+fn convert(err: Error, path: Option<&std::path::Path>, note: &str) -> PyErr {
+    let prefix = path.map_or(String::new(), |p| format!("{}: ", p.display())) + note;
     match err {
-        Error::Io { context, source } => PyErr::from(std::io::Error::new(
-            source.kind(),
-            format!("{prefix}{context}: {source}"),
-        )),
+        Error::Io { context, source } => {
+            let errno = source.raw_os_error().unwrap_or_else(|| errno_of(source.kind()));
+            // The OS's description without std's " (os error N)" suffix:
+            // Python shows the errno itself.
+            let text = source.to_string();
+            let text = text.split(" (os error").next().unwrap_or(&text);
+            os_error(errno, format!("{note}{context}: {text}"), path)
+        }
         e @ Error::Allocation { .. } => PyMemoryError::new_err(format!("{prefix}{e}")),
         // A path that names no file to use (a directory, a socket): the
         // file system's problem, as `open` would report it.
         e => match e.io_kind() {
-            Some(kind) => PyErr::from(std::io::Error::new(kind, format!("{prefix}{e}"))),
+            // The crate's advice names its Rust call; Python's is `load`.
+            Some(kind) => os_error(
+                errno_of(kind),
+                format!("{note}{e}").replace("BloomFilter::read_file", "BloomFilter.load"),
+                path,
+            ),
             None => PyValueError::new_err(format!("{prefix}{e}")),
         },
+    }
+}
+
+/// `OSError(errno, strerror[, filename])`: Python picks the subclass from
+/// the errno (`FileNotFoundError` for ENOENT, ...) and sets the attributes.
+fn os_error(errno: i32, strerror: String, path: Option<&std::path::Path>) -> PyErr {
+    match path {
+        Some(p) => PyOSError::new_err((errno, strerror, p.as_os_str().to_owned())),
+        None => PyOSError::new_err((errno, strerror)),
+    }
+}
+
+/// The errno of an error kind that came without one (the crate's checks):
+/// the POSIX values, which Linux, macOS, the BSDs and the Windows C
+/// runtime share for these. EINVAL (a path that names no file to use)
+/// has no subclass, so it stays `OSError` itself.
+fn errno_of(kind: std::io::ErrorKind) -> i32 {
+    use std::io::ErrorKind as K;
+    match kind {
+        K::NotFound => 2,
+        K::PermissionDenied => 13,
+        K::AlreadyExists => 17,
+        K::NotADirectory => 20,
+        K::IsADirectory => 21,
+        K::InvalidInput => 22,
+        _ => 5, // EIO
     }
 }
 
@@ -132,8 +182,3 @@ pub fn read_only(path: &std::path::Path, what: &str) -> PyErr {
     ))
 }
 
-/// [`to_py`] for an error opening the file at `path`: the same exception
-/// type (as `load` raises), the path before the message.
-pub fn at_path(err: Error, path: &std::path::Path) -> PyErr {
-    with_prefix(err, &format!("{}: ", path.display()))
-}

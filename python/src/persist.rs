@@ -9,7 +9,7 @@ use lesshash::Error;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-use crate::errors::{bytes_like, to_py};
+use crate::errors::{at_path, bytes_like, to_py};
 use crate::shared::Shared;
 
 /// A crate type with a binary format.
@@ -68,12 +68,12 @@ pub fn from_bytes<T: Persisted>(data: &Bound<'_, PyAny>) -> PyResult<T> {
 pub fn save<T: Persisted>(py: Python<'_>, value: &Shared<T>, path: &Path) -> PyResult<()> {
     value
         .read_detached(py, |v| v.write_file(path))
-        .map_err(to_py)
+        .map_err(|e| at_path(e, path))
 }
 
 /// Reads a value written by `save`, the crate or the CLI.
 pub fn load<T: Persisted>(py: Python<'_>, path: &Path) -> PyResult<T> {
-    py.detach(|| T::read_file(path)).map_err(to_py)
+    py.detach(|| T::read_file(path)).map_err(|e| at_path(e, path))
 }
 
 /// Pickling: `(type(obj).from_bytes, (obj.to_bytes(),))`.

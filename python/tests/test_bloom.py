@@ -695,3 +695,52 @@ def test_a_random_seed_is_secret_stored_and_kept_apart():
         BloomFilter(1000, 0.01, seed="secret")
     sketch = CountMinSketch(0.01, 0.01, seed="random")
     assert sketch.seed != CountMinSketch(0.01, 0.01).seed
+
+
+def test_oserrors_carry_errno_filename_and_strerror(tmp_path):
+    """Every OSError of a file names it as Python's own ``open`` does:
+    ``errno`` (so ``e.errno == errno.ENOENT`` works, and the subclass
+    follows from it), ``filename`` and ``strerror``; value errors of a file
+    name its path; no Rust names in the messages."""
+    import errno as E
+
+    missing = tmp_path / "missing.lhbf"
+    d = tmp_path / "d"
+    d.mkdir()
+    bf = BloomFilter(10, 0.01)
+    cases = [
+        (lambda: BloomFilter.load(missing), FileNotFoundError, E.ENOENT, missing),
+        (lambda: CountMinSketch.load(missing), FileNotFoundError, E.ENOENT, missing),
+        (lambda: BloomFilter.open(missing), FileNotFoundError, E.ENOENT, missing),
+        (lambda: bf.save(tmp_path / "nodir" / "x"), FileNotFoundError, E.ENOENT, tmp_path / "nodir" / "x"),
+        (lambda: BloomFilter.load(d), IsADirectoryError, E.EISDIR, d),
+        (lambda: BloomFilter.open(d), OSError, E.EINVAL, d),
+        (lambda: bf.save(d), OSError, E.EINVAL, d),
+    ]
+    for call, kind, code, path in cases:
+        with pytest.raises(OSError) as info:
+            call()
+        e = info.value
+        assert type(e) is kind, (path, type(e), e)
+        assert e.errno == code, (path, e.errno, e)
+        assert e.filename == str(path), (e.filename, e)
+        assert e.strerror and str(path) in str(e), e
+        assert "::" not in str(e), e
+    (tmp_path / "junk").write_bytes(b"junk")
+    with pytest.raises(ValueError) as info:
+        BloomFilter.load(tmp_path / "junk")
+    assert str(tmp_path / "junk") in str(info.value)
+
+
+def test_pickling_a_map_whose_file_is_gone_raises_at_pickling(tmp_path):
+    """A map pickles as its path: with the file gone, pickling itself
+    raises FileNotFoundError naming the path, rather than making a pickle
+    that can never load."""
+    path = tmp_path / "f.lhbf"
+    BloomFilter(100, 0.01).save(path)
+    mapped = BloomFilter.open(path)
+    os.remove(path)
+    with pytest.raises(FileNotFoundError, match="pickling a mapped BloomFilter") as info:
+        pickle.dumps(mapped)
+    assert info.value.filename == str(path)
+    pickle.loads(pickle.dumps(mapped.copy()))  # a copy pickles its bits
