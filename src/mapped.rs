@@ -320,7 +320,7 @@ impl FileBytes {
     /// (`len`, the reported length, is trusted only when it matches the
     /// header's total; files under /proc report 0).
     fn read(mut file: File, len: u64) -> Result<Self, Error> {
-        let header = crate::persist::read_header(&mut file)?;
+        let header = crate::persist::read_header(&mut file, &crate::format::MAGIC)?;
         let total = Header::parse(&header)?.total_len();
         let (words, got) = crate::persist::read_item_aligned(file, &header, total, len == total)?;
         Ok(FileBytes::Read(words, got))

@@ -111,7 +111,9 @@ pub(crate) fn check_checksum(stored: u64, computed: u64) -> Result<(), Error> {
 }
 
 /// The checks every header starts with, in this order: at least
-/// [`HEADER_LEN`] bytes ([`Error::Truncated`] `header`), the `magic`
+/// [`HEADER_LEN`] bytes ([`Error::Truncated`] `header`, unless the bytes
+/// there already differ from the magic: [`Error::BadMagic`], since a short
+/// input that is not a lesshash file is better called that), the `magic`
 /// ([`Error::BadMagic`]), the `version` ([`Error::UnsupportedVersion`]) and
 /// the `header_checksum` ([`Error::ChecksumMismatch`]). Returns the header
 /// bytes, whose fields are then the writer's (or a deliberate forgery's).
@@ -120,6 +122,7 @@ pub(crate) fn check_preamble<'a>(
     magic: &[u8; 8],
     version: u16,
 ) -> Result<&'a [u8; HEADER_LEN], Error> {
+    check_magic_prefix(bytes, magic)?;
     let b: &[u8; HEADER_LEN] = bytes
         .get(..HEADER_LEN)
         .and_then(|h| h.try_into().ok())
@@ -128,11 +131,6 @@ pub(crate) fn check_preamble<'a>(
             needed: HEADER_LEN as u64,
             got: bytes.len() as u64,
         })?;
-    if b[0..8] != magic[..] {
-        return Err(Error::BadMagic {
-            found: b[0..8].iter().map(|x| format!("{x:02x}")).collect(),
-        });
-    }
     let found = u16::from_le_bytes([b[8], b[9]]);
     if found != version {
         return Err(Error::UnsupportedVersion {
@@ -150,6 +148,19 @@ pub(crate) fn check_preamble<'a>(
         });
     }
     Ok(b)
+}
+
+/// [`Error::BadMagic`] if the first bytes of `bytes` (up to 8; fewer for a
+/// short input) are not `magic`'s.
+fn check_magic_prefix(bytes: &[u8], magic: &[u8; 8]) -> Result<(), Error> {
+    let n = bytes.len().min(8);
+    if bytes[..n] == magic[..n] {
+        Ok(())
+    } else {
+        Err(Error::BadMagic {
+            found: bytes[..n].iter().map(|x| format!("{x:02x}")).collect(),
+        })
+    }
 }
 
 /// Writes the header checksum into bytes 56..64 of a header whose other
@@ -244,11 +255,13 @@ pub(crate) fn load_framed(
 }
 
 /// Reads the header at the start of a stream: [`Error::Truncated`]
-/// (`header`) if the stream ends first. The caller parses it.
-pub(crate) fn read_header<R: Read>(r: &mut R) -> Result<[u8; HEADER_LEN], Error> {
+/// (`header`) if the stream ends first, or [`Error::BadMagic`] if what
+/// came does not start as `magic` does. The caller parses it.
+pub(crate) fn read_header<R: Read>(r: &mut R, magic: &[u8; 8]) -> Result<[u8; HEADER_LEN], Error> {
     let mut header = [0u8; HEADER_LEN];
     let got = read_full(r, &mut header, "reading the header")?;
     if got < HEADER_LEN {
+        check_magic_prefix(&header[..got], magic)?;
         return Err(Error::Truncated {
             field: "header",
             needed: HEADER_LEN as u64,

@@ -1413,3 +1413,45 @@ fn read_file_reads_a_pipe_as_a_stream() {
     let bytes = f.to_bytes();
     common::check_read_file_of_a_pipe(&bytes, |p| BloomFilter::read_file(p), BloomFilter::to_bytes);
 }
+
+/// An input shorter than a header is called what it is: not a lesshash
+/// file (`BadMagic`) when its bytes differ from the magic (a short text
+/// file given as a filter), truncated when it is the start of a real
+/// filter; for every loader (bytes, stream, file, map) and the sketch's.
+#[test]
+fn a_short_input_that_is_not_lesshash_is_bad_magic_not_truncated() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = BloomFilter::with_fpr(100, 0.01).unwrap().to_bytes();
+    for (input, bad_magic) in [
+        (b"abc\n".to_vec(), true),
+        (b"\x89LHBX".to_vec(), true),
+        (real[..3].to_vec(), false),
+        (real[..40].to_vec(), false),
+        (Vec::new(), false),
+    ] {
+        let path = dir.path().join("f");
+        std::fs::write(&path, &input).unwrap();
+        let mut results = load_all_ways(&input);
+        results.push(BloomFilter::read_file(&path));
+        results.push(lesshash::MappedFilter::open(&path).map(|m| m.to_filter().unwrap()));
+        for r in results {
+            match (r, bad_magic) {
+                (Err(Error::BadMagic { .. }), true) => {}
+                (
+                    Err(Error::Truncated {
+                        field: "header", ..
+                    }),
+                    false,
+                ) => {}
+                (other, _) => panic!("{input:?}: {other:?}"),
+            }
+        }
+        if bad_magic {
+            let sketch = lesshash::CountMinSketch::from_bytes(&input);
+            assert!(
+                matches!(sketch, Err(Error::BadMagic { .. })),
+                "{input:?}: {sketch:?}"
+            );
+        }
+    }
+}

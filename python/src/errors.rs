@@ -35,7 +35,9 @@ fn convert(err: Error, path: Option<&std::path::Path>, note: &str) -> PyErr {
     let prefix = path.map_or(String::new(), |p| format!("{}: ", p.display())) + note;
     match err {
         Error::Io { context, source } => {
-            let errno = source.raw_os_error().unwrap_or_else(|| errno_of(source.kind()));
+            let errno = source
+                .raw_os_error()
+                .unwrap_or_else(|| errno_of(source.kind()));
             // The OS's description without std's " (os error N)" suffix:
             // Python shows the errno itself.
             let text = source.to_string();
@@ -181,4 +183,3 @@ pub fn read_only(path: &std::path::Path, what: &str) -> PyErr {
          or load the file with BloomFilter.load('{path}')"
     ))
 }
-

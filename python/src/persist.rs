@@ -73,7 +73,8 @@ pub fn save<T: Persisted>(py: Python<'_>, value: &Shared<T>, path: &Path) -> PyR
 
 /// Reads a value written by `save`, the crate or the CLI.
 pub fn load<T: Persisted>(py: Python<'_>, path: &Path) -> PyResult<T> {
-    py.detach(|| T::read_file(path)).map_err(|e| at_path(e, path))
+    py.detach(|| T::read_file(path))
+        .map_err(|e| at_path(e, path))
 }
 
 /// Pickling: `(type(obj).from_bytes, (obj.to_bytes(),))`.

@@ -357,7 +357,7 @@ impl CountMinSketch {
     /// As [`from_bytes`](Self::from_bytes) (bytes after the sketch are not
     /// read, so not an error), plus [`Error::Io`].
     pub fn read_from<R: Read>(mut r: R) -> Result<Self, Error> {
-        let header_bytes = read_header(&mut r)?;
+        let header_bytes = read_header(&mut r, &MAGIC)?;
         let header = Header::parse(&header_bytes)?;
         header.read_body(r, &header_bytes, false)
     }
@@ -387,7 +387,7 @@ impl CountMinSketch {
     /// As [`from_bytes`](Self::from_bytes), plus [`Error::Io`].
     pub fn read_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let (mut file, len) = open_sized(path.as_ref())?;
-        let header_bytes = read_header(&mut file)?;
+        let header_bytes = read_header(&mut file, &MAGIC)?;
         let header = Header::parse(&header_bytes)?;
         let Some(len) = len else {
             // A stream: read with the allocation bounded by what arrives,

@@ -176,7 +176,7 @@ impl BloomFilter {
     /// As [`from_bytes`](Self::from_bytes) (bytes after the filter are not
     /// read, so not an error), plus [`Error::Io`].
     pub fn read_from<R: Read>(mut r: R) -> Result<Self, Error> {
-        let header = crate::persist::read_header(&mut r)?;
+        let header = crate::persist::read_header(&mut r, &MAGIC)?;
         let parsed = Header::parse(&header)?;
         read_body(r, &parsed, &header, false)
     }
@@ -209,7 +209,7 @@ impl BloomFilter {
     /// As [`from_bytes`](Self::from_bytes), plus [`Error::Io`].
     pub fn read_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let (mut file, len) = open_sized(path.as_ref())?;
-        let header = crate::persist::read_header(&mut file)?;
+        let header = crate::persist::read_header(&mut file, &MAGIC)?;
         let parsed = Header::parse(&header)?;
         let Some(len) = len else {
             // A stream: read as `read_from` reads (allocation bounded by
