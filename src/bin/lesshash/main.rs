@@ -34,6 +34,7 @@ mod parallel;
 #[path = "../../output_file.rs"]
 mod output_file;
 mod query;
+mod spool;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
