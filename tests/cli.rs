@@ -39,21 +39,7 @@ fn run_threads<'a>(
 }
 
 fn lesshash_stdin(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run lesshash");
-    let mut input = child.stdin.take().unwrap();
-    let data = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&data);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    lesshash_piped(args, stdin, &[])
 }
 
 fn stdout(o: &Output) -> String {
@@ -1576,4 +1562,286 @@ fn a_filter_file_truncated_while_mapped_is_one_line_and_status_2() {
         "{err:?}"
     );
     assert_eq!(err.lines().count(), 1, "{err:?}");
+}
+
+// ------------------ issue 40, item 2: builds from a stream in bounded memory --
+
+/// `lesshash ARGS` with `input` written to its stdin (a pipe) by a thread
+/// and `env` set; stdout and stderr captured.
+fn lesshash_piped(args: &[&str], input: &[u8], env: &[(&str, &str)]) -> Output {
+    piped(Command::new(BIN).args(args), input, env)
+}
+
+/// `command` with `input` written to its stdin by a thread and `env` set.
+fn piped(command: &mut Command, input: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut child = command
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run lesshash");
+    let mut stdin = child.stdin.take().unwrap();
+    let data = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// `n` lines `key-0` to `key-{n-1}`, each with its newline.
+fn numbered_keys(n: usize) -> Vec<u8> {
+    let mut input = Vec::with_capacity(n * 12);
+    for i in 0..n {
+        writeln!(input, "key-{i}").unwrap();
+    }
+    input
+}
+
+/// Issue 40, item 2: `build` from a pipe without `--items` read every line
+/// into memory to count them (235 MB for 10 million short lines). It now
+/// keeps only each key's 16-byte hash (past `LESSHASH_SPILL_BYTES` in a
+/// temporary file) and inserts the hashes once the lines are counted and
+/// the filter sized. The filter file is byte for byte the one built from
+/// the same lines in a regular file (two passes), the header's insert
+/// count included, with the same summary, on 1 and 2 threads, with every
+/// hash in memory (the default budget, 64 MiB) and with nearly all of them
+/// in the file (a 1 MiB budget for 3 million lines, 48 MB of hashes; 1 KiB
+/// for the small input). The small input has CRLF ends, empty lines, lines
+/// without field 2 and an unterminated last line, built as whole lines, as
+/// field 2 (whose lines without the field count towards the size, as the
+/// two passes count them) and with the `Independent` scheme (whose input
+/// bytes are kept instead of hashes). A FIFO given with `-i` is read once:
+/// the two passes read it to its end, then waited forever on a second open.
+#[test]
+fn a_piped_build_without_items_is_the_file_build() {
+    let dir = Dir::new();
+    let big = numbered_keys(3_000_000);
+    let mut small: Vec<u8> = (0..20_000)
+        .flat_map(|i| mixed_line(i).into_bytes())
+        .collect();
+    small.extend_from_slice(b"0\tlast-key");
+    let cases: [(&str, &[u8], &[&str], &str); 4] = [
+        ("3M lines", &big, &[], "1048576"),
+        ("mixed", &small, &[], "1024"),
+        ("mixed field 2", &small, &["--field", "2"], "1024"),
+        (
+            "mixed independent",
+            &small,
+            &["--scheme", "independent"],
+            "1024",
+        ),
+    ];
+    let input = dir.s("input.txt");
+    for (mode, lines, extra, budget) in cases {
+        std::fs::write(&input, lines).unwrap();
+        // To stdout: a file would be synced, for seconds in all.
+        let mut args = vec!["build", "-o", "-", "--fpr", "0.01"];
+        args.extend_from_slice(extra);
+        let from_file = run_threads(args.clone(), "1", false, lines, &input, mode);
+        let summary = without_timing(&stderr(&from_file));
+        if mode == "3M lines" {
+            std::fs::write(dir.path("big.lhbf"), &from_file.stdout).unwrap();
+            let info = stdout(&lesshash(&["info", &dir.s("big.lhbf")]));
+            assert!(info.contains("inserted         3000000"), "{info}");
+        }
+        for threads in ["1", "2"] {
+            for env in [vec![], vec![("LESSHASH_SPILL_BYTES", budget)]] {
+                let mut a = args.clone();
+                a.extend(["--threads", threads]);
+                let o = lesshash_piped(&a, lines, &env);
+                let case = format!("{mode} threads={threads} {env:?}");
+                assert!(o.status.success(), "{case}: {}", stderr(&o));
+                assert!(o.stdout == from_file.stdout, "{case}: another file");
+                assert_eq!(without_timing(&stderr(&o)), summary, "{case}");
+            }
+        }
+    }
+
+    #[cfg(unix)]
+    {
+        let fifo = dir.s("fifo");
+        let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success());
+        let writer = {
+            let (fifo, small) = (fifo.clone(), small.clone());
+            std::thread::spawn(move || std::fs::write(fifo, small).unwrap())
+        };
+        let mut child = Command::new(BIN)
+            .args(["build", "-i", &fifo, "-o", "-", "--fpr", "0.01", "-q"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let start = std::time::Instant::now();
+        while child.try_wait().unwrap().is_none() {
+            if start.elapsed().as_secs() > 30 {
+                let _ = child.kill();
+                // Unblocks the writer if the child never opened the FIFO.
+                let _ = std::fs::OpenOptions::new().read(true).open(&fifo);
+                panic!("build -i FIFO did not end in 30 s");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        writer.join().unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success());
+        std::fs::write(&input, &small).unwrap();
+        let from_file = lesshash(&["build", "-i", &input, "-o", "-", "--fpr", "0.01", "-q"]);
+        assert!(o.stdout == from_file.stdout, "FIFO: another file");
+    }
+}
+
+/// Issue 40, item 2: the memory of a piped build without `--items` no
+/// longer grows with the input. Under a data-segment limit of 96 MiB
+/// (`ulimit -d 98304`, RLIMIT_DATA: the heap and private anonymous maps,
+/// where the old code's buffer was), 8 million lines (95 MB) from a pipe,
+/// with a spill budget of 1 MiB (so 127 MB of hashes go to the file),
+/// build on 1 and 2 threads the file built from the same lines in a
+/// regular file without a limit. Measured on the 2-core development
+/// machine, the smallest `ulimit -d` that succeeds: 14 MiB on one thread,
+/// 46-50 MiB on two (the reader's blocks), peak RSS 18 and 30 MB; the old
+/// code, which read the whole input into memory, needed 141 MiB (one
+/// thread) and 231 MiB (two), and fails here with "cannot read input
+/// stdin: out of memory".
+#[cfg(target_os = "linux")]
+#[test]
+fn a_piped_build_without_items_stays_under_a_memory_limit() {
+    let dir = Dir::new();
+    let lines = numbered_keys(8_000_000);
+    let input = dir.s("input.txt");
+    std::fs::write(&input, &lines).unwrap();
+    let from_file = lesshash(&["build", "-i", &input, "-o", "-", "--fpr", "0.01", "-q"]);
+    assert!(from_file.status.success(), "{}", stderr(&from_file));
+    for threads in ["1", "2"] {
+        let o = piped(
+            Command::new("sh")
+                .arg("-c")
+                .arg("ulimit -d 98304 && exec \"$0\" \"$@\"")
+                .arg(BIN)
+                .args([
+                    "build",
+                    "-o",
+                    "-",
+                    "--fpr",
+                    "0.01",
+                    "-q",
+                    "--threads",
+                    threads,
+                ]),
+            &lines,
+            &[("LESSHASH_SPILL_BYTES", "1048576")],
+        );
+        assert!(
+            o.status.success(),
+            "threads={threads}: {:?} {}",
+            o.status,
+            stderr(&o)
+        );
+        assert!(
+            o.stdout == from_file.stdout,
+            "threads={threads}: another file"
+        );
+    }
+}
+
+/// The open files of process `pid` that are in `dir` (their `/proc` links;
+/// an unlinked file's ends in " (deleted)").
+#[cfg(target_os = "linux")]
+fn open_files_in(pid: u32, dir: &Path) -> Vec<PathBuf> {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return Vec::new();
+    };
+    fds.filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+        .filter(|target| target.starts_with(dir))
+        .collect()
+}
+
+/// Issue 40, item 2: the file a piped build spills its hashes to is
+/// unnamed (created and unlinked at once), in TMPDIR, so it leaves nothing
+/// there however the process ends: after a normal end, an error (the
+/// filter written to `/dev/full`), a reader of `-o -` gone (the write's
+/// EPIPE: Rust ignores SIGPIPE), SIGINT, SIGTERM and even SIGKILL in the
+/// middle of the input. In the signal cases the input is held open until
+/// the child has the file open in TMPDIR (its `/proc/PID/fd` link), which
+/// shows the spill reached the file; a TMPDIR that does not exist is an
+/// error naming it. Budget 0: every hash goes to the file.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_spill_file_leaves_nothing_behind() {
+    let (tmp, out) = (Dir::new(), Dir::new());
+    let tmp_path = std::fs::canonicalize(tmp.0.path()).unwrap();
+    let tmpdir = tmp_path.to_str().unwrap().to_string();
+    let env = [("TMPDIR", tmpdir.as_str()), ("LESSHASH_SPILL_BYTES", "0")];
+    let lines = numbered_keys(200_000);
+    let target = out.s("f.lhbf");
+    let build = ["build", "-o", &target, "--fpr", "0.01", "-q"];
+
+    let o = lesshash_piped(&build, &lines, &env);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(names_in(&tmp), Vec::<String>::new(), "a normal end");
+    assert_eq!(names_in(&out), ["f.lhbf"]);
+    std::fs::remove_file(&target).unwrap();
+
+    let missing = format!("{tmpdir}/missing");
+    let o = lesshash_piped(&build, &lines, &[("TMPDIR", &missing), env[1]]);
+    assert_error(&o, &["cannot create a temporary file in", &missing]);
+
+    let mut child = Command::new(BIN)
+        .args(["build", "-o", "-", "--fpr", "0.01", "-q"])
+        .envs(env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // the reader goes away
+    child.stdin.take().unwrap().write_all(&lines).unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "EPIPE: {}", stderr(&o));
+    assert_eq!(names_in(&tmp), Vec::<String>::new(), "EPIPE");
+
+    if Path::new("/dev/full").exists() {
+        let o = lesshash_piped(&["build", "-o", "/dev/full", "--fpr", "0.01"], &lines, &env);
+        assert_error(&o, &["No space left on device"]);
+        assert_eq!(names_in(&tmp), Vec::<String>::new(), "an error");
+    } else {
+        common::skip_unless_ci("the /dev/full part needs /dev/full");
+    }
+
+    for (signal, code) in [("INT", Some(130)), ("TERM", Some(143)), ("KILL", None)] {
+        let mut child = Command::new(BIN)
+            .args(build)
+            .envs(env)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(&lines).unwrap();
+        let start = std::time::Instant::now();
+        while open_files_in(child.id(), &tmp_path).is_empty() {
+            if start.elapsed().as_secs() > 20 {
+                let _ = child.kill();
+                panic!("SIG{signal}: no spill file opened in {tmpdir}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        assert_eq!(names_in(&tmp), Vec::<String>::new(), "SIG{signal}: named");
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.code(), code, "SIG{signal}");
+        assert_eq!(names_in(&tmp), Vec::<String>::new(), "SIG{signal}");
+        if code.is_some() {
+            // The handler removed the output's temporary file too.
+            assert_eq!(names_in(&out), Vec::<String>::new(), "SIG{signal}");
+        }
+    }
 }

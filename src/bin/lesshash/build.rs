@@ -1,6 +1,6 @@
 //! `lesshash build`: keys from lines to a filter file.
 
-use std::io::{Cursor, Read};
+use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -11,6 +11,7 @@ use lesshash::{BloomFilter, Layout, Scheme};
 use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, recycle, strip_eol};
 use crate::output::{Output, input_id};
 use crate::parallel::Blocks;
+use crate::spool::Spool;
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -28,9 +29,12 @@ pub(crate) struct Args {
     fpr: f64,
 
     /// Number of distinct keys the filter is sized for. Absent: the lines
-    /// are counted first (two passes over a file; stdin is read into memory
-    /// first). Duplicate lines count, so the filter may be larger than
-    /// needed, never smaller.
+    /// are counted first. A regular file is read twice; stdin, a pipe or a
+    /// FIFO is read once, keeping each key's 16-byte hash (with `--scheme
+    /// independent`, the input's bytes) in memory up to 64 MiB (4 million
+    /// hashes), the rest in an unnamed temporary file in TMPDIR
+    /// (`LESSHASH_SPILL_BYTES` sets the budget). Duplicate lines count, so
+    /// the filter may be larger than needed, never smaller.
     #[arg(long, value_name = "N")]
     items: Option<u64>,
 
@@ -75,48 +79,77 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         &[(input_id(args.input.path()), name.clone())],
         false,
     )?;
-    // Pass one when --items is absent: count lines (a file is read twice,
-    // stdin is buffered in memory).
-    let (items, reader): (u64, Box<dyn Read + Send>) = match args.items {
-        Some(n) => (n, args.input.open()?),
-        None if args.input.path().is_some() => {
+    let threads = crate::parallel::thread_count(args.threads);
+    let pool = crate::parallel::pool(threads, "insert")?;
+    let spec = args.input.key_spec();
+    // The filter's seed and scheme, as the builder below chooses them: a
+    // stream's keys are hashed before the filter exists.
+    let seed = args.seed.unwrap_or(lesshash::DEFAULT_SEED);
+    let scheme = args.scheme.unwrap_or(args.layout.default_scheme());
+
+    // Pass one when --items is absent: count the lines. A regular file is
+    // read twice. A stream (stdin, a pipe, a FIFO) is read once: its keys'
+    // hashes are kept (in memory up to a budget, then in an unnamed
+    // temporary file) and inserted once the filter is sized; the
+    // `Independent` scheme, which needs the keys' bytes, keeps the input's
+    // bytes the same way and reads them back as the input.
+    let (items, pending) = match args.items {
+        Some(n) => (n, Pending::Input(args.input.open()?)),
+        None if args.input.len().is_some() => {
             let n = count_lines(args.input.open()?)
                 .with_context(|| format!("cannot read input {name}"))?;
-            (n, args.input.open()?)
+            (n, Pending::Input(args.input.open()?))
+        }
+        None if !scheme.is_two_hash() => {
+            let bar = crate::progress(quiet, None, "read");
+            let (n, spool) = spool_input(args.input.open()?, &name, &bar)?;
+            bar.finish_and_clear();
+            (n, Pending::Input(spool.into_reader()?))
         }
         None => {
-            let mut all = Vec::new();
-            args.input
-                .open()?
-                .read_to_end(&mut all)
-                .with_context(|| format!("cannot read input {name}"))?;
-            let n = count_lines(&all[..])?;
-            (n, Box::new(Cursor::new(all)))
+            let bar = crate::progress(quiet, None, "hash");
+            let reader = args.input.open()?;
+            let spool = Spool::new(crate::spool::budget()?);
+            let (spool, skipped) = match &pool {
+                None => spool_hashes(reader, spec, seed, &name, &bar, spool)?,
+                Some(pool) => {
+                    spool_hashes_parallel(reader, spec, seed, &name, &bar, spool, pool, threads)?
+                }
+            };
+            bar.finish_and_clear();
+            // The lines, as `count_lines` counts them: each has a key or
+            // is skipped.
+            (spool.len() + skipped, Pending::Hashes(spool, skipped))
         }
     };
 
-    let mut builder = BloomFilter::builder()
+    let builder = BloomFilter::builder()
         .expected_items(items)
         .fpr(args.fpr)
-        .layout(args.layout);
-    if let Some(scheme) = args.scheme {
-        builder = builder.scheme(scheme);
-    }
-    if let Some(seed) = args.seed {
-        builder = builder.seed(seed);
-    }
+        .layout(args.layout)
+        .seed(seed)
+        .scheme(scheme);
     let filter = builder.build().map_err(build_error)?;
+    debug_assert_eq!((filter.seed(), filter.scheme()), (seed, scheme));
 
-    let threads = crate::parallel::thread_count(args.threads);
-    let bar = crate::progress(quiet, args.input.len(), "build");
-    let spec = args.input.key_spec();
-    let pool = crate::parallel::pool(threads, "insert")?;
-    let (filter, keys, skipped) = match &pool {
-        None => insert_all(filter, reader, spec, &bar),
-        Some(pool) => insert_parallel(filter, reader, spec, &bar, pool, threads)?,
-    }
-    .with_context(|| format!("cannot read input {name}"))?;
-    bar.finish_and_clear();
+    let (filter, keys, skipped) = match pending {
+        Pending::Input(reader) => {
+            let bar = crate::progress(quiet, args.input.len(), "build");
+            let built = match &pool {
+                None => insert_all(filter, reader, spec, &name, &bar),
+                Some(pool) => insert_parallel(filter, reader, spec, &name, &bar, pool, threads),
+            }?;
+            bar.finish_and_clear();
+            built
+        }
+        Pending::Hashes(spool, skipped) => {
+            let keys = spool.len();
+            let bar = crate::progress_count(quiet, keys, "insert");
+            let filter = insert_spooled(filter, spool, pool.as_ref(), &bar)?;
+            bar.finish_and_clear();
+            (filter, keys, skipped)
+        }
+    };
 
     let out_name = output.name().to_string();
     output.write_filter(&filter)?;
@@ -146,6 +179,16 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// What pass one leaves for the inserts.
+enum Pending {
+    /// The input to read (again, for a file; the spooled bytes of a stream
+    /// for the `Independent` scheme).
+    Input(Box<dyn Read + Send>),
+    /// A stream's keys, hashed with the filter's seed, and its lines
+    /// without a key.
+    Hashes(Spool<u128>, u64),
+}
+
 /// The builder's error with what it means for the user: an allocation
 /// failure is not a bad parameter. (Rates in the library's messages are in
 /// scientific notation when tiny: `lesshash::internals::limits::format_rate`.)
@@ -170,57 +213,74 @@ fn keys_of<'a>(chunk: &'a [u8], spec: KeySpec, keys: &mut Vec<&'a [u8]>) -> u64 
 
 type Built = (BloomFilter, u64, u64);
 
+/// Cuts every key of the input, chunk by chunk on the calling thread
+/// (`--threads 1`), and hands each chunk's keys, in input order, to
+/// `each`; returns the keys and the lines without one.
+fn cut_all(
+    reader: Box<dyn Read + Send>,
+    spec: KeySpec,
+    name: &str,
+    bar: &indicatif::ProgressBar,
+    mut each: impl FnMut(&[&[u8]]) -> Result<()>,
+) -> Result<(u64, u64)> {
+    let mut chunks = Chunks::new(reader);
+    let (mut n, mut skipped) = (0u64, 0u64);
+    // Reused across chunks: the key vector.
+    let mut spare: Vec<&'static [u8]> = Vec::new();
+    while let Some(chunk) = chunks
+        .next_chunk()
+        .with_context(|| format!("cannot read input {name}"))?
+    {
+        let mut keys = recycle(std::mem::take(&mut spare));
+        keys.reserve(chunk.len() / 8);
+        skipped += keys_of(chunk, spec, &mut keys);
+        each(&keys)?;
+        n += keys.len() as u64;
+        bar.inc(chunk.len() as u64);
+        spare = recycle(keys);
+    }
+    Ok((n, skipped))
+}
+
 /// Inserts every key of the input, chunk by chunk, on the calling thread
 /// (`--threads 1`).
 fn insert_all(
     mut filter: BloomFilter,
     reader: Box<dyn Read + Send>,
     spec: KeySpec,
+    name: &str,
     bar: &indicatif::ProgressBar,
-) -> std::io::Result<Built> {
-    let mut chunks = Chunks::new(reader);
-    let (mut n, mut skipped) = (0u64, 0u64);
-    while let Some(chunk) = chunks.next_chunk()? {
-        let mut keys = Vec::with_capacity(chunk.len() / 8);
-        skipped += keys_of(chunk, spec, &mut keys);
-        filter.insert_batch(&keys);
-        n += keys.len() as u64;
-        bar.inc(chunk.len() as u64);
-    }
+) -> Result<Built> {
+    let (n, skipped) = cut_all(reader, spec, name, bar, |keys| {
+        filter.insert_batch(keys);
+        Ok(())
+    })?;
     Ok((filter, n, skipped))
 }
 
-/// Inserts every key of the input on the pool, bit-identical to
-/// [`insert_all`] (and the same insert count in the header). The input is
-/// read in blocks on a thread of its own; each block is cut into pieces at
-/// line ends, whose keys are cut and then hashed in parallel straight into
-/// one array of hashes, which the library's parallel insert takes (no
-/// serial pass over the keys: on one thread the cut alone is about a
-/// third of the build). The `Independent` scheme, which needs the keys'
-/// bytes, inserts the keys instead. The outer error: the pool's or the
-/// reader thread's start; the inner one: the input's.
-fn insert_parallel(
-    mut filter: BloomFilter,
+/// Cuts every key of the input on the pool and hands each block's keys,
+/// a [`Cut`] per piece in input order, to `each` (on the calling thread).
+/// The input is read in blocks on a thread of its own; each block is cut
+/// into pieces at line ends, whose keys are cut in parallel. Returns the
+/// keys and the lines without one.
+fn cut_parallel(
     reader: Box<dyn Read + Send>,
     spec: KeySpec,
+    name: &str,
     bar: &indicatif::ProgressBar,
     pool: &rayon::ThreadPool,
     threads: usize,
-) -> Result<std::io::Result<Built>> {
+    mut each: impl FnMut(&[Cut<'_>]) -> Result<()>,
+) -> Result<(u64, u64)> {
     use rayon::prelude::*;
     let blocks = Blocks::spawn(reader, threads)?;
     let (mut n, mut skipped) = (0u64, 0u64);
-    let seed = filter.seed();
-    let by_hash = filter.prehashed().is_ok();
-    // Reused across blocks: the pieces' key vectors, the block's hashes.
+    // Reused across blocks: the pieces' key vectors.
     let mut spare: Vec<Vec<&'static [u8]>> = Vec::new();
-    let mut hashes: Vec<u128> = Vec::new();
-    loop {
-        let block = match blocks.next_block() {
-            Ok(Some(block)) => block,
-            Ok(None) => break,
-            Err(e) => return Ok(Err(e)),
-        };
+    while let Some(block) = blocks
+        .next_block()
+        .with_context(|| format!("cannot read input {name}"))?
+    {
         let pieces = blocks.pieces(&block);
         let mut cuts: Vec<Cut<'_>> = pieces
             .iter()
@@ -234,19 +294,60 @@ fn insert_parallel(
                 .par_iter()
                 .zip(&mut cuts)
                 .for_each(|(&piece, cut)| cut.skipped = keys_of(piece, spec, &mut cut.keys));
+        });
+        each(&cuts)?;
+        for cut in cuts {
+            n += cut.keys.len() as u64;
+            skipped += cut.skipped;
+            spare.push(recycle(cut.keys));
+        }
+        bar.inc(block.len() as u64);
+        blocks.give_back(block);
+    }
+    Ok((n, skipped))
+}
+
+/// Hashes the keys of `cuts` with `seed` in parallel on the current pool,
+/// each piece's straight into its own part of `hashes` (resized to hold
+/// them all, in input order): no serial pass over the keys.
+fn hash_cuts(cuts: &[Cut<'_>], seed: u64, hashes: &mut Vec<u128>) {
+    use rayon::prelude::*;
+    hashes.resize(cuts.iter().map(|c| c.keys.len()).sum(), 0);
+    let mut parts = Vec::with_capacity(cuts.len());
+    let mut rest = &mut hashes[..];
+    for cut in cuts {
+        let (part, tail) = rest.split_at_mut(cut.keys.len());
+        parts.push(part);
+        rest = tail;
+    }
+    cuts.par_iter().zip(parts).for_each(|(cut, part)| {
+        lesshash::hash_batch(&cut.keys, seed, part).expect("a part per piece's keys");
+    });
+}
+
+/// Inserts every key of the input on the pool, bit-identical to
+/// [`insert_all`] (and the same insert count in the header): each block's
+/// keys ([`cut_parallel`]) are hashed in parallel into one array of hashes
+/// ([`hash_cuts`]), which the library's parallel insert takes (on one
+/// thread the cut alone is about a third of the build). The `Independent`
+/// scheme, which needs the keys' bytes, inserts the keys instead.
+fn insert_parallel(
+    mut filter: BloomFilter,
+    reader: Box<dyn Read + Send>,
+    spec: KeySpec,
+    name: &str,
+    bar: &indicatif::ProgressBar,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+) -> Result<Built> {
+    let seed = filter.seed();
+    let by_hash = filter.prehashed().is_ok();
+    // Reused across blocks: the block's hashes.
+    let mut hashes: Vec<u128> = Vec::new();
+    let (n, skipped) = cut_parallel(reader, spec, name, bar, pool, threads, |cuts| {
+        pool.install(|| {
             if by_hash {
-                // Each piece's hashes go to its own part of the array.
-                hashes.resize(cuts.iter().map(|c| c.keys.len()).sum(), 0);
-                let mut parts = Vec::with_capacity(cuts.len());
-                let mut rest = &mut hashes[..];
-                for cut in &cuts {
-                    let (part, tail) = rest.split_at_mut(cut.keys.len());
-                    parts.push(part);
-                    rest = tail;
-                }
-                cuts.par_iter().zip(parts).for_each(|(cut, part)| {
-                    lesshash::hash_batch(&cut.keys, seed, part).expect("a part per piece's keys");
-                });
+                hash_cuts(cuts, seed, &mut hashes);
                 filter
                     .prehashed_mut()
                     .expect("a two-hash scheme")
@@ -256,19 +357,125 @@ fn insert_parallel(
                 filter.par_insert_batch(&keys);
             }
         });
-        for cut in cuts {
-            n += cut.keys.len() as u64;
-            skipped += cut.skipped;
-            spare.push(recycle(cut.keys));
-        }
-        bar.inc(block.len() as u64);
-        blocks.give_back(block);
-    }
-    Ok(Ok((filter, n, skipped)))
+        Ok(())
+    })?;
+    Ok((filter, n, skipped))
 }
 
 /// A piece's keys, in order, and its lines without one.
 struct Cut<'a> {
     keys: Vec<&'a [u8]>,
     skipped: u64,
+}
+
+/// Pass one of a stream without `--items`, on the calling thread
+/// (`--threads 1`): every key cut as [`insert_all`] cuts it and hashed
+/// with `seed` into `spool`. Returns the spool and the lines without a key
+/// (lines: the spool's length plus those).
+fn spool_hashes(
+    reader: Box<dyn Read + Send>,
+    spec: KeySpec,
+    seed: u64,
+    name: &str,
+    bar: &indicatif::ProgressBar,
+    mut spool: Spool<u128>,
+) -> Result<(Spool<u128>, u64)> {
+    let mut hashes: Vec<u128> = Vec::new();
+    let (_, skipped) = cut_all(reader, spec, name, bar, |keys| {
+        hashes.resize(keys.len(), 0);
+        lesshash::hash_batch(keys, seed, &mut hashes).expect("a hash per key");
+        spool.push(&hashes)
+    })?;
+    Ok((spool, skipped))
+}
+
+/// [`spool_hashes`] on the pool: the keys cut and hashed as
+/// [`insert_parallel`] does, the block's hashes pushed in input order.
+#[allow(clippy::too_many_arguments)]
+fn spool_hashes_parallel(
+    reader: Box<dyn Read + Send>,
+    spec: KeySpec,
+    seed: u64,
+    name: &str,
+    bar: &indicatif::ProgressBar,
+    mut spool: Spool<u128>,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+) -> Result<(Spool<u128>, u64)> {
+    let mut hashes: Vec<u128> = Vec::new();
+    let (_, skipped) = cut_parallel(reader, spec, name, bar, pool, threads, |cuts| {
+        pool.install(|| hash_cuts(cuts, seed, &mut hashes));
+        spool.push(&hashes)
+    })?;
+    Ok((spool, skipped))
+}
+
+/// Hashes read back from a spool's file per insert: 4 MiB, sixteen of the
+/// library's parallel insert tasks.
+const REPLAY: usize = 1 << 18;
+
+/// Inserts a spool's hashes (the filter's seed, a two-hash scheme), on
+/// the pool when there is one: the same bits and insert count as
+/// inserting their keys.
+fn insert_spooled(
+    mut filter: BloomFilter,
+    spool: Spool<u128>,
+    pool: Option<&rayon::ThreadPool>,
+    bar: &indicatif::ProgressBar,
+) -> Result<BloomFilter> {
+    let mut by_hash = filter
+        .prehashed_mut()
+        .expect("a two-hash scheme: `Independent` spools the input");
+    spool.drain(REPLAY, |hashes| {
+        match pool {
+            Some(pool) => pool.install(|| by_hash.par_insert_batch(hashes)),
+            None => by_hash.insert_batch(hashes),
+        }
+        bar.inc(hashes.len() as u64);
+    })?;
+    Ok(filter)
+}
+
+/// Pass one of a stream without `--items` for the `Independent` scheme:
+/// the input's bytes copied into a spool (in memory up to the budget, then
+/// in a temporary file) while its lines are counted. Returns the count and
+/// the spool.
+fn spool_input(
+    reader: Box<dyn Read + Send>,
+    name: &str,
+    bar: &indicatif::ProgressBar,
+) -> Result<(u64, Spool<u8>)> {
+    let mut tee = Tee {
+        reader,
+        spool: Spool::new(crate::spool::budget()?),
+        bar,
+        failed: None,
+    };
+    let counted = count_lines(&mut tee);
+    if let Some(e) = tee.failed.take() {
+        return Err(e);
+    }
+    let n = counted.with_context(|| format!("cannot read input {name}"))?;
+    Ok((n, tee.spool))
+}
+
+/// A reader that pushes what it reads into a spool.
+struct Tee<'a> {
+    reader: Box<dyn Read + Send>,
+    spool: Spool<u8>,
+    bar: &'a indicatif::ProgressBar,
+    /// The spool's error, which ended the reads.
+    failed: Option<anyhow::Error>,
+}
+
+impl Read for Tee<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.reader.read(buf)?;
+        if let Err(e) = self.spool.push(&buf[..n]) {
+            self.failed = Some(e);
+            return Err(std::io::Error::other("the temporary file failed"));
+        }
+        self.bar.inc(n as u64);
+        Ok(n)
+    }
 }

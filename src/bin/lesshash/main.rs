@@ -40,6 +40,7 @@ mod output_file;
 mod query;
 #[cfg(unix)]
 mod sigbus;
+mod spool;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
