@@ -1845,3 +1845,81 @@ fn the_spill_file_leaves_nothing_behind() {
         }
     }
 }
+
+/// `--keys int`: lines read as 64-bit integers hash as the crate's `u64` /
+/// `i64` keys (and Python's ints), so `build --keys int` on 1, 2 and 3
+/// threads is the crate's filter of those integers, byte for byte;
+/// `filter` and `query` with `--keys int` find them; a line that is not an
+/// integer is an error naming it and the option (status 2).
+#[test]
+fn int_keys_hash_as_the_crates_integers() {
+    let dir = Dir::new();
+    let ints: Vec<i64> = (-2_000..3_000).map(|i| i * 7919).collect();
+    let text: String = ints.iter().map(|i| format!("{i}\n")).collect();
+    std::fs::write(dir.path("ints.txt"), &text).unwrap();
+    let mut expect = lesshash::BloomFilter::builder()
+        .expected_items(ints.len() as u64)
+        .fpr(0.01)
+        .build()
+        .unwrap();
+    expect.insert_batch(&ints);
+    for threads in ["1", "2", "3"] {
+        let out = dir.s(&format!("ints{threads}.lhbf"));
+        let o = lesshash(&[
+            "build",
+            "-q",
+            "--keys",
+            "int",
+            "-i",
+            &dir.s("ints.txt"),
+            "-o",
+            &out,
+            "--fpr",
+            "0.01",
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            expect.to_bytes(),
+            "threads={threads}"
+        );
+        let o = lesshash(&[
+            "filter",
+            "-q",
+            "--keys",
+            "int",
+            &out,
+            "-i",
+            &dir.s("ints.txt"),
+            "--threads",
+            threads,
+        ]);
+        assert_eq!(stdout(&o), text, "threads={threads}");
+    }
+    let o = lesshash(&[
+        "query",
+        "--keys",
+        "int",
+        &dir.s("ints1.lhbf"),
+        "-15838",
+        "0",
+    ]);
+    assert_eq!(stdout(&o), "-15838\tyes\n0\tyes\n");
+    std::fs::write(dir.path("bad.txt"), "1\n2\nthree\n").unwrap();
+    let o = lesshash(&[
+        "build",
+        "-q",
+        "--keys",
+        "int",
+        "-i",
+        &dir.s("bad.txt"),
+        "-o",
+        &dir.s("bad.lhbf"),
+        "--fpr",
+        "0.01",
+    ]);
+    assert_error(&o, &["\"three\"", "--keys int"]);
+    assert!(!dir.path("bad.lhbf").exists());
+}

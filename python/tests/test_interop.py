@@ -181,3 +181,34 @@ def test_python_built_filter_answers_in_the_cli(cli, tmp_path):
     assert len(py_hits) > 100  # some false positives at 5%: a real comparison
     info = run([cli, "info", str(path)]).stdout.decode()
     assert "classic" in info
+
+
+def test_python_int_keys_answer_in_the_cli_with_keys_int(cli, tmp_path):
+    """An int filter written by Python (the README's ``users.lhbf`` case)
+    answers on the command line with ``--keys int``, exactly as in Python:
+    ``query`` and ``filter``, negative and above-2**63 keys included; a
+    ``build --keys int`` of the same numbers is the same file; text keys
+    (the default) are other keys."""
+    members = list(range(-500, 1500)) + [2**64 - 1, -(2**63), 2**63]
+    bf = BloomFilter(len(members), 0.01)
+    bf.add_many(members)
+    path = tmp_path / "users.lhbf"
+    bf.save(path)
+    got = run([cli, "query", "--keys", "int", str(path), "42", "-7", str(2**64 - 1)]).stdout
+    assert got.decode() == f"42\tyes\n-7\tyes\n{2**64 - 1}\tyes\n"
+    probes = list(range(-3000, 3000))
+    (tmp_path / "probes.txt").write_text("\n".join(map(str, probes)) + "\n")
+    got = run([cli, "filter", "-q", "--keys", "int", str(path), "-i", str(tmp_path / "probes.txt")])
+    cli_hits = {int(x) for x in got.stdout.decode().split()}
+    assert cli_hits == {k for k in probes if k in bf}
+    assert set(range(-500, 1500)) <= cli_hits
+    # Text keys are other keys: at 1% almost none of 6,000 answer.
+    got = run([cli, "filter", "-q", str(path), "-i", str(tmp_path / "probes.txt")]).stdout
+    assert len(got.decode().split()) < 200
+    (tmp_path / "members.txt").write_text("\n".join(map(str, members)) + "\n")
+    out = tmp_path / "cli.lhbf"
+    run([cli, "build", "-q", "--keys", "int", "--items", str(len(members)), "--fpr", "0.01",
+         "-i", str(tmp_path / "members.txt"), "-o", str(out)])
+    assert out.read_bytes() == path.read_bytes()
+    bad = subprocess.run([cli, "query", "--keys", "int", str(path), "4.5"], capture_output=True)
+    assert bad.returncode == 2 and b"--keys int" in bad.stderr

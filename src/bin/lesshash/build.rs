@@ -8,7 +8,9 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use lesshash::{BloomFilter, Layout, Scheme};
 
-use crate::input::{Chunks, InputArgs, KeySpec, count_lines, for_each_line, recycle, strip_eol};
+use crate::input::{
+    Chunks, InputArgs, KeySpec, count_lines, for_each_line, recycle, strip_eol, with_keys,
+};
 use crate::output::{Output, input_id};
 use crate::parallel::Blocks;
 use crate::spool::Spool;
@@ -252,7 +254,7 @@ fn insert_all(
     bar: &indicatif::ProgressBar,
 ) -> Result<Built> {
     let (n, skipped) = cut_all(reader, spec, name, bar, |keys| {
-        filter.insert_batch(keys);
+        with_keys!(spec.encode(keys)?, |k| filter.insert_batch(k));
         Ok(())
     })?;
     Ok((filter, n, skipped))
@@ -310,7 +312,7 @@ fn cut_parallel(
 /// Hashes the keys of `cuts` with `seed` in parallel on the current pool,
 /// each piece's straight into its own part of `hashes` (resized to hold
 /// them all, in input order): no serial pass over the keys.
-fn hash_cuts(cuts: &[Cut<'_>], seed: u64, hashes: &mut Vec<u128>) {
+fn hash_cuts(cuts: &[Cut<'_>], spec: KeySpec, seed: u64, hashes: &mut Vec<u128>) -> Result<()> {
     use rayon::prelude::*;
     hashes.resize(cuts.iter().map(|c| c.keys.len()).sum(), 0);
     let mut parts = Vec::with_capacity(cuts.len());
@@ -320,9 +322,13 @@ fn hash_cuts(cuts: &[Cut<'_>], seed: u64, hashes: &mut Vec<u128>) {
         parts.push(part);
         rest = tail;
     }
-    cuts.par_iter().zip(parts).for_each(|(cut, part)| {
-        lesshash::hash_batch(&cut.keys, seed, part).expect("a part per piece's keys");
-    });
+    cuts.par_iter().zip(parts).try_for_each(|(cut, part)| {
+        with_keys!(spec.encode(&cut.keys)?, |k| lesshash::hash_batch(
+            k, seed, part
+        )
+        .expect("a part per piece's keys"));
+        Ok(())
+    })
 }
 
 /// Inserts every key of the input on the pool, bit-identical to
@@ -347,17 +353,17 @@ fn insert_parallel(
     let (n, skipped) = cut_parallel(reader, spec, name, bar, pool, threads, |cuts| {
         pool.install(|| {
             if by_hash {
-                hash_cuts(cuts, seed, &mut hashes);
+                hash_cuts(cuts, spec, seed, &mut hashes)?;
                 filter
                     .prehashed_mut()
                     .expect("a two-hash scheme")
                     .par_insert_batch(&hashes);
             } else {
                 let keys: Vec<&[u8]> = cuts.iter().flat_map(|c| &c.keys).copied().collect();
-                filter.par_insert_batch(&keys);
+                with_keys!(spec.encode(&keys)?, |k| filter.par_insert_batch(k));
             }
-        });
-        Ok(())
+            Ok(())
+        })
     })?;
     Ok((filter, n, skipped))
 }
@@ -383,7 +389,12 @@ fn spool_hashes(
     let mut hashes: Vec<u128> = Vec::new();
     let (_, skipped) = cut_all(reader, spec, name, bar, |keys| {
         hashes.resize(keys.len(), 0);
-        lesshash::hash_batch(keys, seed, &mut hashes).expect("a hash per key");
+        with_keys!(spec.encode(keys)?, |k| lesshash::hash_batch(
+            k,
+            seed,
+            &mut hashes
+        )
+        .expect("a hash per key"));
         spool.push(&hashes)
     })?;
     Ok((spool, skipped))
@@ -404,7 +415,7 @@ fn spool_hashes_parallel(
 ) -> Result<(Spool<u128>, u64)> {
     let mut hashes: Vec<u128> = Vec::new();
     let (_, skipped) = cut_parallel(reader, spec, name, bar, pool, threads, |cuts| {
-        pool.install(|| hash_cuts(cuts, seed, &mut hashes));
+        pool.install(|| hash_cuts(cuts, spec, seed, &mut hashes))?;
         spool.push(&hashes)
     })?;
     Ok((spool, skipped))

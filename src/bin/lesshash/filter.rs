@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use lesshash::FilterView;
 use rayon::prelude::*;
 
-use crate::input::{CHUNK, Chunks, InputArgs, KeySpec, for_each_line, recycle, strip_eol};
+use crate::input::{
+    CHUNK, Chunks, InputArgs, KeySpec, for_each_line, recycle, strip_eol, with_keys,
+};
 use crate::output::{FilterArg, check_not_stdout, input_id};
 use crate::parallel::Blocks;
 
@@ -190,7 +192,9 @@ impl Job<'_> {
             // start to key i+1's start; one vector per chunk.
             for_each_line(chunk, |line| keys.push(strip_eol(line)));
             answers.resize(keys.len(), false);
-            self.filter.contains_batch(&keys, answers)?;
+            with_keys!(self.spec.encode(&keys)?, |k| self
+                .filter
+                .contains_batch(k, answers))?;
             for (key, &present) in keys.iter().zip(answers.iter()) {
                 sel.line(key.as_ptr() as usize - base, present, chunk, out)
                     .context(STDOUT)?;
@@ -211,7 +215,9 @@ impl Job<'_> {
                 }
             });
             answers.resize(keys.len(), false);
-            self.filter.contains_batch(&keys, answers)?;
+            with_keys!(self.spec.encode(&keys)?, |k| self
+                .filter
+                .contains_batch(k, answers))?;
             let mut answer = answers.iter();
             for (&start, &keyed) in starts.iter().zip(has_key.iter()) {
                 let present = keyed && *answer.next().expect("one answer per key");

@@ -24,7 +24,58 @@ pub(crate) struct InputArgs {
     #[arg(long, short = 'd', value_name = "C", default_value = "\\t",
           value_parser = crate::parse_delimiter, requires = "field")]
     pub delimiter: u8,
+
+    /// How a key's text becomes the bytes that are hashed: `text` (its
+    /// bytes, the default) or `int` (a decimal 64-bit integer, hashed as
+    /// the crate's u64/i64 keys and Python's int keys are: 8 little-endian
+    /// bytes). A filter built from integers in Rust or Python answers only
+    /// `--keys int` queries; the file does not record which was used.
+    #[arg(long = "keys", value_enum, value_name = "KIND", default_value_t = KeyKind::Text)]
+    pub keys: KeyKind,
 }
+
+/// How a key's text is turned into the bytes the crate hashes (`--keys`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum KeyKind {
+    /// The text's bytes.
+    #[default]
+    Text,
+    /// A decimal integer from -2^63 to 2^64 - 1, as 8 little-endian bytes
+    /// (i64 if negative, else u64: the crate's integer keys, Python's int).
+    Int,
+}
+
+/// The 8 bytes the crate hashes for the integer written in `text`
+/// (decimal, an optional sign), as [`KeyKind::Int`] reads it; `None` if it
+/// is not one or is outside -2^63 ..= 2^64 - 1.
+pub(crate) fn int_key(text: &[u8]) -> Option<[u8; 8]> {
+    let s = std::str::from_utf8(text).ok()?;
+    match s.parse::<u64>() {
+        Ok(v) => Some(v.to_le_bytes()),
+        Err(_) => s.parse::<i64>().ok().map(i64::to_le_bytes),
+    }
+}
+
+/// Keys encoded as `--keys` asks ([`KeySpec::encode`]).
+pub(crate) enum Encoded<'a> {
+    Text(&'a [&'a [u8]]),
+    Int(Vec<[u8; 8]>),
+}
+
+/// Runs `$body` with `$k` bound to the keys of `$encoded` (an
+/// [`Encoded`]): a slice of `&[u8]` or of `[u8; 8]`, both `lesshash::Key`.
+macro_rules! with_keys {
+    ($encoded:expr, |$k:ident| $body:expr) => {
+        match $encoded {
+            $crate::input::Encoded::Text($k) => $body,
+            $crate::input::Encoded::Int(ints) => {
+                let $k = &ints[..];
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_keys;
 
 impl InputArgs {
     /// The input path, `None` for stdin.
@@ -36,6 +87,7 @@ impl InputArgs {
     pub fn key_spec(&self) -> KeySpec {
         KeySpec {
             field: self.field.map(|f| (f as usize, self.delimiter)),
+            kind: self.keys,
         }
     }
 
@@ -69,6 +121,7 @@ impl InputArgs {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KeySpec {
     field: Option<(usize, u8)>,
+    kind: KeyKind,
 }
 
 impl KeySpec {
@@ -90,6 +143,31 @@ impl KeySpec {
         }
         let rest = &line[start..];
         Some(memchr::memchr(delim, rest).map_or(rest, |end| &rest[..end]))
+    }
+    /// The keys cut from lines, encoded as `--keys` asks: as they are for
+    /// text, parsed for integers (an error quoting the first key that is
+    /// not one).
+    pub fn encode<'a>(&self, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
+        encode_keys(self.kind, keys)
+    }
+}
+
+/// [`KeySpec::encode`] for a [`KeyKind`].
+pub(crate) fn encode_keys<'a>(kind: KeyKind, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
+    match kind {
+        KeyKind::Text => Ok(Encoded::Text(keys)),
+        KeyKind::Int => keys
+            .iter()
+            .map(|k| {
+                int_key(k).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
+                        String::from_utf8_lossy(k)
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Encoded::Int),
     }
 }
 
@@ -244,6 +322,7 @@ mod tests {
     fn fields_and_line_endings() {
         let spec = KeySpec {
             field: Some((2, b',')),
+            kind: KeyKind::Text,
         };
         assert_eq!(spec.key(b"a,b,c"), Some(&b"b"[..]));
         assert_eq!(spec.key(b"a,b"), Some(&b"b"[..]));
@@ -251,6 +330,7 @@ mod tests {
         assert_eq!(spec.key(b"a"), None);
         let first = KeySpec {
             field: Some((1, b',')),
+            kind: KeyKind::Text,
         };
         assert_eq!(first.key(b"x"), Some(&b"x"[..]));
         assert_eq!(strip_eol(b"x\r\n"), b"x");
@@ -286,5 +366,36 @@ mod tests {
         assert_eq!(count_lines(&input[..]).unwrap(), 300_001);
         assert_eq!(count_lines(&b"a\nb\n"[..]).unwrap(), 2);
         assert_eq!(count_lines(&b""[..]).unwrap(), 0);
+    }
+
+    /// `--keys int` reads what Python's int keys and the crate's u64/i64
+    /// keys hash: 8 little-endian bytes, two's complement below zero.
+    #[test]
+    fn int_keys_are_the_crates_64_bit_integers() {
+        assert_eq!(int_key(b"42"), Some(42u64.to_le_bytes()));
+        assert_eq!(int_key(b"-7"), Some((-7i64).to_le_bytes()));
+        assert_eq!(int_key(b"+5"), Some(5u64.to_le_bytes()));
+        assert_eq!(
+            int_key(b"18446744073709551615"),
+            Some(u64::MAX.to_le_bytes())
+        );
+        assert_eq!(
+            int_key(b"-9223372036854775808"),
+            Some(i64::MIN.to_le_bytes())
+        );
+        for bad in [
+            &b""[..],
+            b"18446744073709551616",
+            b"-9223372036854775809",
+            b"1.0",
+            b" 1",
+            b"0x10",
+            b"abc",
+        ] {
+            assert_eq!(int_key(bad), None, "{bad:?}");
+        }
+        let keys: Vec<&[u8]> = vec![b"1", b"x"];
+        let e = encode_keys(KeyKind::Int, &keys).err().unwrap().to_string();
+        assert!(e.contains("\"x\"") && e.contains("--keys int"), "{e}");
     }
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
+use crate::input::{KeyKind, int_key};
 use crate::output::FilterArg;
 
 #[derive(clap::Args, Debug)]
@@ -12,9 +13,16 @@ pub(crate) struct Args {
     #[command(flatten)]
     filter: FilterArg,
 
-    /// Keys to look up (each argument's bytes, as a line's would be).
-    #[arg(value_name = "KEY", required = true)]
+    /// Keys to look up (each argument's bytes, as a line's would be; a
+    /// negative number is a key, not an option).
+    #[arg(value_name = "KEY", required = true, allow_negative_numbers = true)]
     keys: Vec<std::ffi::OsString>,
+
+    /// How each key's text becomes the bytes that are hashed: `text` or
+    /// `int` (a decimal 64-bit integer, as the crate's and Python's integer
+    /// keys), as for `build` and `filter`.
+    #[arg(long = "keys", value_enum, value_name = "KIND", default_value_t = KeyKind::Text)]
+    kind: KeyKind,
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
@@ -26,7 +34,18 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     let mut all = true;
     for key in &args.keys {
         let bytes = key.as_encoded_bytes();
-        let present = filter.contains(bytes);
+        let present = match args.kind {
+            KeyKind::Text => filter.contains(bytes),
+            KeyKind::Int => {
+                let Some(int) = int_key(bytes) else {
+                    anyhow::bail!(
+                        "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
+                        key.to_string_lossy()
+                    );
+                };
+                filter.contains(&int)
+            }
+        };
         all &= present;
         out.write_all(bytes).context("cannot write to stdout")?;
         out.write_all(if present { b"\tyes\n" } else { b"\tno\n" })
