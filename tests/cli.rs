@@ -1923,3 +1923,112 @@ fn int_keys_hash_as_the_crates_integers() {
     assert_error(&o, &["\"three\"", "--keys int"]);
     assert!(!dir.path("bad.lhbf").exists());
 }
+
+/// A `--field` that no line has (a wrong field or delimiter): `build`
+/// fails naming both instead of writing an empty filter; `filter` warns on
+/// stderr, also under `-q`, on 1 and 2 threads. One line with the field is
+/// enough for neither to complain.
+#[test]
+fn a_field_no_line_has_is_an_error_or_a_loud_warning() {
+    let dir = Dir::new();
+    let lines: String = (0..5_000).map(|i| format!("user-{i},{i}\n")).collect();
+    std::fs::write(dir.path("tab.txt"), &lines).unwrap();
+    let out = dir.s("f.lhbf");
+    let o = lesshash(&[
+        "build",
+        "-q",
+        "-i",
+        &dir.s("tab.txt"),
+        "-o",
+        &out,
+        "--fpr",
+        "0.01",
+        "--field",
+        "2",
+    ]);
+    assert_error(
+        &o,
+        &[
+            "none of the 5000 lines",
+            "field 2",
+            "'\\t'",
+            "--field and -d",
+        ],
+    );
+    assert!(!dir.path("f.lhbf").exists());
+    let o = lesshash(&[
+        "build",
+        "-q",
+        "-i",
+        &dir.s("tab.txt"),
+        "-o",
+        &out,
+        "--fpr",
+        "0.01",
+        "--field",
+        "2",
+        "-d",
+        ",",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for threads in ["1", "2"] {
+        let o = lesshash(&[
+            "filter",
+            "-q",
+            &out,
+            "-i",
+            &dir.s("tab.txt"),
+            "--field",
+            "2",
+            "--threads",
+            threads,
+        ]);
+        assert!(o.status.success());
+        let err = stderr(&o);
+        assert!(
+            err.contains("warning: none of the 5000 lines") && err.contains("--field and -d"),
+            "{err}"
+        );
+        let o = lesshash(&[
+            "filter",
+            "-q",
+            &out,
+            "-i",
+            &dir.s("tab.txt"),
+            "--field",
+            "2",
+            "-d",
+            ",",
+            "--threads",
+            threads,
+        ]);
+        assert!(
+            o.status.success() && stderr(&o).is_empty(),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(stdout(&o), lines);
+    }
+}
+
+/// `-` as the filter reads it from stdin, for `query`, `info` and
+/// `filter` (whose input must then be a file); both on stdin is an error.
+#[test]
+fn a_filter_given_as_dash_is_read_from_stdin() {
+    let dir = Dir::new();
+    let f = build_members(&dir, 1_000, &[]);
+    let bytes = std::fs::read(&f).unwrap();
+    let o = lesshash_stdin(&["query", "-", &member(3), "nobody-1"], &bytes);
+    assert_eq!(stdout(&o), format!("{}\tyes\nnobody-1\tno\n", member(3)));
+    let o = lesshash_stdin(&["info", "-"], &bytes);
+    assert!(
+        o.status.success() && stdout(&o).contains("inserted         1000"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(dir.path("probe.txt"), format!("{}\nnobody-2\n", member(9))).unwrap();
+    let o = lesshash_stdin(&["filter", "-q", "-", "-i", &dir.s("probe.txt")], &bytes);
+    assert_eq!(stdout(&o), format!("{}\n", member(9)), "{}", stderr(&o));
+    let o = lesshash_stdin(&["filter", "-"], &bytes);
+    assert_error(&o, &["both be stdin"]);
+}

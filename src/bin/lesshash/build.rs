@@ -153,6 +153,16 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         }
     };
 
+    // Not one line had the field: the field or the delimiter is wrong, and
+    // an empty filter would answer "absent" to everything.
+    if keys == 0 && skipped > 0 {
+        anyhow::bail!(
+            "none of the {skipped} lines of {name} has field {} (delimiter {:?}): nothing to \
+             build; check --field and -d",
+            args.input.field.unwrap_or(1),
+            char::from(args.input.delimiter)
+        );
+    }
     let out_name = output.name().to_string();
     output.write_filter(&filter)?;
 

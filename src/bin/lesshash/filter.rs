@@ -41,6 +41,9 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     // `filter F -i x >> x` would read its own output forever; `>> F` would
     // append lines to the filter file.
     check_not_stdout(input_id(args.input.path()), &args.input.name())?;
+    if args.filter.is_stdin() && args.input.path().is_none() {
+        anyhow::bail!("the filter and the input cannot both be stdin: give the input with -i FILE");
+    }
     let opened = args.filter.open()?;
     // A stream of keys probes pages all over the filter: read it ahead.
     opened.will_need();
@@ -58,11 +61,23 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         name: &name,
         bar: &bar,
     };
-    let (lines, printed) = match &pool {
+    let (lines, printed, keyed) = match &pool {
         None => job.sequential(reader)?,
         Some(pool) => job.parallel(reader, pool, threads)?,
     };
     bar.finish_and_clear();
+    // Not one line had the field: the field or the delimiter is wrong, so
+    // say it, also under -q (the output alone looks like a valid result).
+    if let Some(field) = args.input.field
+        && lines > 0
+        && keyed == 0
+    {
+        eprintln!(
+            "lesshash: warning: none of the {lines} lines of {name} has field {field} \
+             (delimiter {:?}): every line was taken as absent; check --field and -d",
+            char::from(args.input.delimiter)
+        );
+    }
     crate::summary(
         quiet,
         "filtered",
@@ -93,7 +108,7 @@ struct Job<'a> {
 impl Job<'_> {
     /// One thread: chunk after chunk on the calling thread; the lines read
     /// and printed.
-    fn sequential(&self, reader: Box<dyn Read + Send>) -> Result<(u64, u64)> {
+    fn sequential(&self, reader: Box<dyn Read + Send>) -> Result<(u64, u64, u64)> {
         let mut chunks = Chunks::new(reader);
         let mut out = BufWriter::with_capacity(CHUNK, std::io::stdout().lock());
         let (mut lines, mut printed) = (0u64, 0u64);
@@ -108,7 +123,7 @@ impl Job<'_> {
             self.bar.inc(chunk.len() as u64);
         }
         out.flush().context(STDOUT)?;
-        Ok((lines, printed))
+        Ok((lines, printed, scratch.keyed))
     }
 
     /// Several threads: the input is read in blocks on a thread of its
@@ -120,7 +135,7 @@ impl Job<'_> {
         reader: Box<dyn Read + Send>,
         pool: &rayon::ThreadPool,
         threads: usize,
-    ) -> Result<(u64, u64)> {
+    ) -> Result<(u64, u64, u64)> {
         let blocks = Blocks::spawn(reader, threads)?;
         let mut out = BufWriter::with_capacity(CHUNK, std::io::stdout());
         let (mut lines, mut printed) = (0u64, 0u64);
@@ -167,7 +182,10 @@ impl Job<'_> {
         }
         write_pieces(&done[..ready], &mut out).context(STDOUT)?;
         out.flush().context(STDOUT)?;
-        Ok((lines, printed))
+        // Every piece's scratch counts the keyed lines it filtered, over
+        // every block it served.
+        let keyed = work.iter().chain(&done).map(|p| p.scratch.keyed).sum();
+        Ok((lines, printed, keyed))
     }
 
     /// Filters the lines of `chunk` (whole lines) into `out`: one batch
@@ -226,6 +244,7 @@ impl Job<'_> {
             starts.len() as u64
         };
         let printed = sel.finish(chunk, out).context(STDOUT)?;
+        scratch.keyed += keys.len() as u64;
         scratch.keys = recycle(keys);
         Ok((lines, printed))
     }
@@ -239,6 +258,9 @@ struct Scratch {
     has_key: Vec<bool>,
     answers: Vec<bool>,
     keys: Vec<&'static [u8]>,
+    /// The lines with a key so far (field mode: a count of 0 over many
+    /// lines means the field or the delimiter is wrong).
+    keyed: u64,
 }
 
 /// One piece of a block on the parallel path: its selected lines, and

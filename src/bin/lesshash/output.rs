@@ -180,7 +180,7 @@ impl Opened {
 #[derive(clap::Args, Debug)]
 pub(crate) struct FilterArg {
     /// The filter file (a regular file is memory-mapped: only the pages
-    /// the queries touch are read).
+    /// the queries touch are read); `-` reads it from stdin.
     #[arg(value_name = "FILTER")]
     pub(crate) filter: PathBuf,
 
@@ -197,6 +197,11 @@ impl FilterArg {
     pub(crate) fn open(&self) -> Result<Opened> {
         open_filter(&self.filter, !self.skip_checksum)
     }
+
+    /// Whether the filter is read from stdin (`-`).
+    pub(crate) fn is_stdin(&self) -> bool {
+        self.filter.as_os_str() == "-"
+    }
 }
 
 /// Opens the filter file a command queries, refusing first when stdout is
@@ -204,6 +209,12 @@ impl FilterArg {
 /// payload's checksum (one pass over the file) as well as the header and
 /// the length.
 pub(crate) fn open_filter(path: &Path, verify: bool) -> Result<Opened> {
+    // `-`: stdin, which is then read as the stream it is.
+    let path = if path.as_os_str() == "-" {
+        Path::new("/dev/stdin")
+    } else {
+        path
+    };
     check_not_stdout(FileId::of_path(path), &path.display().to_string())?;
     let context = || format!("cannot load filter {}", path.display());
     let regular = fs::metadata(path).is_ok_and(|m| m.is_file());
