@@ -1,9 +1,13 @@
-//! Turns the results of `cargo bench --bench lesshash` into docs/benchmarks.md
-//! tables and SVG plots under docs/figures/.
+//! Turns the results of `cargo bench --bench lesshash` into the
+//! benchmarks page's tables and SVG plots: by default a report under
+//! `target/bench-report/` (`benchmarks.md`, `figures/`), so a trial run
+//! never edits the docs; `--update-docs` rewrites docs/benchmarks.md's
+//! generated part and docs/figures/.
 //!
 //! ```sh
 //! cargo bench --bench lesshash
-//! cargo run --release --example bench_report
+//! cargo run --release --example bench_report                   # target/bench-report/
+//! cargo run --release --example bench_report -- --update-docs  # docs/
 //! ```
 //!
 //! Reads criterion's `target/criterion/**/new/{benchmark,estimates}.json`
@@ -17,8 +21,9 @@
 //! rewritten; other sections of the page are kept as they are.
 //!
 //! Options: `--target DIR` (default `$CARGO_TARGET_DIR` or `target`),
-//! `--out FILE` (default `docs/benchmarks.md`), `--figures DIR` (default
-//! `docs/figures`).
+//! `--out FILE` (default `<target>/bench-report/benchmarks.md`), `--figures
+//! DIR` (default `<target>/bench-report/figures`), `--update-docs` (both to
+//! docs/: `docs/benchmarks.md`, `docs/figures`).
 
 #![forbid(unsafe_code)]
 
@@ -49,18 +54,26 @@ fn main() -> Res<()> {
     let mut target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("target"));
-    let mut out = PathBuf::from("docs/benchmarks.md");
-    let mut figures = PathBuf::from("docs/figures");
+    let (mut out, mut figures) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
         match a.as_str() {
             "--target" => target = PathBuf::from(value()?),
-            "--out" => out = PathBuf::from(value()?),
-            "--figures" => figures = PathBuf::from(value()?),
+            "--out" => out = Some(PathBuf::from(value()?)),
+            "--figures" => figures = Some(PathBuf::from(value()?)),
+            "--update-docs" => {
+                out = Some(PathBuf::from("docs/benchmarks.md"));
+                figures = Some(PathBuf::from("docs/figures"));
+            }
             _ => return Err(format!("unknown argument {a} (see the example's docs)").into()),
         }
     }
+    // The plots are linked as `figures/...` from the page, so by default
+    // they go beside it.
+    let report = target.join("bench-report");
+    let out = out.unwrap_or_else(|| report.join("benchmarks.md"));
+    let figures = figures.unwrap_or_else(|| report.join("figures"));
     let benches = read_criterion(&target.join("criterion"))?;
     if benches.is_empty() {
         return Err(format!(
