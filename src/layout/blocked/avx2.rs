@@ -22,9 +22,8 @@ use core::arch::x86_64::{
     _mm256_srl_epi32, _mm256_srli_epi32, _mm256_sub_epi32, _mm256_testz_si256,
 };
 
-use super::addressing::{InBlockConstants, block_index};
+use super::addressing::InBlockConstants;
 use crate::cpu::Avx2;
-use crate::hash::split;
 use crate::salts::SALTS;
 
 /// The AVX2 block probe, holding the token that proves the CPU has AVX2
@@ -37,150 +36,9 @@ impl Avx2Probe {
     pub(crate) fn detect() -> Option<Self> {
         Avx2::detect().map(Avx2Probe)
     }
-
-    /// Whether the k probe bits of a blocked-layout key (its h2) are all
-    /// set in `line`: the probes eight at a time in one vector, the block's
-    /// sixteen 32-bit words looked up in registers (two `vpermd` and a
-    /// blend), no branch on the data (the branches test the filter's
-    /// constants, the same every call). The same bits as the scalar probe
-    /// (`layout::blocked::position`; differential tests in
-    /// `layout::blocked`).
-    #[inline]
-    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, consts: InBlockConstants) -> bool {
-        // SAFETY: `self` holds an `Avx2` token, which exists only if the CPU
-        // has AVX2 (`crate::cpu`),
-        // the one precondition of calling a `target_feature(enable =
-        // "avx2")` function; it reads only through a shared reference.
-        unsafe {
-            if consts.step == 0 {
-                block_test_avx2::<false>(line, h2, &consts)
-            } else {
-                block_test_avx2::<true>(line, h2, &consts)
-            }
-        }
-    }
-
-    /// Whether the key with this hash is possibly in a blocked-layout
-    /// filter of `blocks` blocks stored in plain `words`:
-    /// [`block_test`](Self::block_test) with the block looked up inside the
-    /// same AVX2 function.
-    #[inline]
-    pub(crate) fn block_contains(
-        self,
-        words: &[u64],
-        hash: u128,
-        blocks: u64,
-        consts: &InBlockConstants,
-    ) -> bool {
-        // SAFETY: as in `block_test`: the token proves AVX2; shared
-        // references only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_contains_avx2::<false>(words, hash, blocks, consts)
-            } else {
-                block_contains_avx2::<true>(words, hash, blocks, consts)
-            }
-        }
-    }
-
-    /// Sets the bits of the key with this hash:
-    /// [`block_contains`](Self::block_contains) for an insert.
-    #[inline]
-    pub(crate) fn block_insert(
-        self,
-        words: &mut [u64],
-        hash: u128,
-        blocks: u64,
-        consts: &InBlockConstants,
-    ) {
-        // SAFETY: as in `block_test`: the token proves AVX2; references
-        // only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_insert_avx2::<false>(words, hash, blocks, consts)
-            } else {
-                block_insert_avx2::<true>(words, hash, blocks, consts)
-            }
-        }
-    }
-
-    /// Sets the bits of a chunk of blocked-layout keys (blocks `blocks`,
-    /// hashes `hashes`) in plain `words`: each key's mask built in
-    /// registers, ORed into its line with two vector ORs. One call per
-    /// chunk. (A mask built word by word in a stack array, then ORed into
-    /// the line, made inserts measurably slower; docs/benchmarks.md,
-    /// "Figures moved from the code's docs".)
-    #[inline]
-    pub(crate) fn block_set_chunk(
-        self,
-        words: &mut [u64],
-        blocks: &[usize],
-        hashes: &[u128],
-        consts: InBlockConstants,
-    ) {
-        // SAFETY: as in `block_test`: the token proves AVX2; references
-        // only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_set_chunk_avx2::<false>(words, blocks, hashes, &consts)
-            } else {
-                block_set_chunk_avx2::<true>(words, blocks, hashes, &consts)
-            }
-        }
-    }
-
-    /// [`block_test`](Self::block_test) for a chunk of keys: key j's block
-    /// `blocks[j]` of `words` (whole 512-bit lines), its hash `hashes[j]`,
-    /// the answer in `out[j]`. One call into AVX2 code per chunk, the
-    /// per-key probe inlined in it (a call per key cost more than the
-    /// probe).
-    #[inline]
-    pub(crate) fn block_test_chunk(
-        self,
-        words: &[u64],
-        blocks: &[usize],
-        hashes: &[u128],
-        consts: InBlockConstants,
-        out: &mut [bool],
-    ) {
-        // SAFETY: as in `block_test`: the token proves AVX2; shared and
-        // exclusive references only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_test_chunk_avx2::<false>(words, blocks, hashes, &consts, out)
-            } else {
-                block_test_chunk_avx2::<true>(words, blocks, hashes, &consts, out)
-            }
-        }
-    }
 }
 
-#[target_feature(enable = "avx2")]
-fn block_test_chunk_avx2<const SPLIT: bool>(
-    words: &[u64],
-    blocks: &[usize],
-    hashes: &[u128],
-    consts: &InBlockConstants,
-    out: &mut [bool],
-) {
-    let (lines, _) = words.as_chunks::<8>();
-    for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-        *o = block_test_avx2::<SPLIT>(&lines[b], split(h).1, consts);
-    }
-}
-
-#[target_feature(enable = "avx2")]
-fn block_set_chunk_avx2<const SPLIT: bool>(
-    words: &mut [u64],
-    blocks: &[usize],
-    hashes: &[u128],
-    consts: &InBlockConstants,
-) {
-    let (lines, _) = words.as_chunks_mut::<8>();
-    for (&b, &h) in blocks.iter().zip(hashes) {
-        or_mask::<SPLIT>(&mut lines[b], split(h).1, consts);
-    }
-}
+crate::layout::blocked::intrinsics_probe!(Avx2Probe, "avx2");
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key (`x`, its h2
 /// in both 64-bit halves of every lane pair, so lane j multiplies the low
@@ -211,7 +69,7 @@ fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, consts: &InBlockConsta
 }
 
 /// The mask of a key's k bits in its block, as the block's two 256-bit
-/// halves: the positions eight at a time (as in `block_test_avx2`), each
+/// halves: the positions eight at a time (as in `block_test`), each
 /// moved to its 32-bit word by one variable shift per half, whose count is
 /// negative or above 31 for every other word (`vpsllvd` gives 0 there).
 #[target_feature(enable = "avx2")]
@@ -238,7 +96,7 @@ fn block_mask_avx2<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__
 
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_test_avx2<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
+fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
     let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
@@ -298,35 +156,4 @@ fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockCons
     let [lo, hi] = block_mask_avx2::<SPLIT>(h2, consts);
     let [a, c]: [__m256i; 2] = bytemuck::cast(*line);
     *line = bytemuck::cast([_mm256_or_si256(a, lo), _mm256_or_si256(c, hi)]);
-}
-
-/// A single-key query from the key's hash to the answer in one AVX2
-/// function: block, bounds check and probe together, six arguments in
-/// registers. (The hash stays in the caller: inlined there, it is
-/// specialised to the key's length; called from here, XXH3 ran its
-/// length dispatch and made the query slower: docs/benchmarks.md, issue
-/// 14's section.)
-#[target_feature(enable = "avx2")]
-fn block_contains_avx2<const SPLIT: bool>(
-    words: &[u64],
-    hash: u128,
-    blocks: u64,
-    consts: &InBlockConstants,
-) -> bool {
-    let (h1, h2) = split(hash);
-    let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
-    block_test_avx2::<SPLIT>(line, h2, consts)
-}
-
-/// [`block_contains_avx2`] for an insert.
-#[target_feature(enable = "avx2")]
-fn block_insert_avx2<const SPLIT: bool>(
-    words: &mut [u64],
-    hash: u128,
-    blocks: u64,
-    consts: &InBlockConstants,
-) {
-    let (h1, h2) = split(hash);
-    let line = &mut words.as_chunks_mut::<8>().0[block_index(h1, blocks) as usize];
-    or_mask::<SPLIT>(line, h2, consts);
 }

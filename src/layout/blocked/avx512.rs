@@ -32,9 +32,8 @@ use core::arch::x86_64::{
     _mm512_srli_epi32, _mm512_sub_epi64,
 };
 
-use super::addressing::{InBlockConstants, block_index};
+use super::addressing::InBlockConstants;
 use crate::cpu::Avx512;
-use crate::hash::split;
 use crate::salts::SALTS;
 
 /// Probes per vector: 32-bit lanes of a 512-bit register.
@@ -51,137 +50,9 @@ impl Avx512Probe {
     pub(crate) fn detect() -> Option<Self> {
         Avx512::detect().map(Avx512Probe)
     }
-
-    /// Whether the k probe bits of a blocked-layout key (its h2) are all
-    /// set in `line`.
-    #[inline]
-    pub(crate) fn block_test(self, line: &[u64; 8], h2: u64, consts: InBlockConstants) -> bool {
-        // SAFETY: `self` holds an `Avx512` token, which exists only if the
-        // CPU has the features (`crate::cpu`), the one precondition of
-        // calling these `target_feature` functions; they read only
-        // through a shared reference.
-        unsafe {
-            if consts.step == 0 {
-                block_test_avx512::<false>(line, h2, &consts)
-            } else {
-                block_test_avx512::<true>(line, h2, &consts)
-            }
-        }
-    }
-
-    /// Whether the key with this hash is possibly in a blocked-layout
-    /// filter of `blocks` blocks stored in plain `words`: the block looked
-    /// up and tested in one AVX-512 function.
-    #[inline]
-    pub(crate) fn block_contains(
-        self,
-        words: &[u64],
-        hash: u128,
-        blocks: u64,
-        consts: &InBlockConstants,
-    ) -> bool {
-        // SAFETY: as in `block_test`: the token proves the features; shared
-        // references only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_contains_avx512::<false>(words, hash, blocks, consts)
-            } else {
-                block_contains_avx512::<true>(words, hash, blocks, consts)
-            }
-        }
-    }
-
-    /// Sets the bits of the key with this hash (the fused insert).
-    #[inline]
-    pub(crate) fn block_insert(
-        self,
-        words: &mut [u64],
-        hash: u128,
-        blocks: u64,
-        consts: &InBlockConstants,
-    ) {
-        // SAFETY: as in `block_test`: the token proves the features;
-        // references only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_insert_avx512::<false>(words, hash, blocks, consts)
-            } else {
-                block_insert_avx512::<true>(words, hash, blocks, consts)
-            }
-        }
-    }
-
-    /// Sets the bits of a chunk of keys (blocks `blocks`, hashes `hashes`)
-    /// in plain `words`: one call per chunk.
-    #[inline]
-    pub(crate) fn block_set_chunk(
-        self,
-        words: &mut [u64],
-        blocks: &[usize],
-        hashes: &[u128],
-        consts: InBlockConstants,
-    ) {
-        // SAFETY: as in `block_test`: the token proves the features;
-        // references only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_set_chunk_avx512::<false>(words, blocks, hashes, &consts)
-            } else {
-                block_set_chunk_avx512::<true>(words, blocks, hashes, &consts)
-            }
-        }
-    }
-
-    /// [`block_test`](Self::block_test) for a chunk of keys: key j's block
-    /// `blocks[j]` of `words`, its hash `hashes[j]`, the answer in
-    /// `out[j]`. One call into AVX-512 code per chunk.
-    #[inline]
-    pub(crate) fn block_test_chunk(
-        self,
-        words: &[u64],
-        blocks: &[usize],
-        hashes: &[u128],
-        consts: InBlockConstants,
-        out: &mut [bool],
-    ) {
-        // SAFETY: as in `block_test`: the token proves the features;
-        // shared and exclusive references only, indexing checked.
-        unsafe {
-            if consts.step == 0 {
-                block_test_chunk_avx512::<false>(words, blocks, hashes, &consts, out)
-            } else {
-                block_test_chunk_avx512::<true>(words, blocks, hashes, &consts, out)
-            }
-        }
-    }
 }
 
-#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
-fn block_test_chunk_avx512<const SPLIT: bool>(
-    words: &[u64],
-    blocks: &[usize],
-    hashes: &[u128],
-    consts: &InBlockConstants,
-    out: &mut [bool],
-) {
-    let (lines, _) = words.as_chunks::<8>();
-    for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-        *o = block_test_avx512::<SPLIT>(&lines[b], split(h).1, consts);
-    }
-}
-
-#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
-fn block_set_chunk_avx512<const SPLIT: bool>(
-    words: &mut [u64],
-    blocks: &[usize],
-    hashes: &[u128],
-    consts: &InBlockConstants,
-) {
-    let (lines, _) = words.as_chunks_mut::<8>();
-    for (&b, &h) in blocks.iter().zip(hashes) {
-        or_mask::<SPLIT>(&mut lines[b], split(h).1, consts);
-    }
-}
+crate::layout::blocked::intrinsics_probe!(Avx512Probe, "avx512f,avx512dq,avx512bw,avx512vl");
 
 /// The lanes of group `g` (probes `16g .. 16g + 16`) that are probes:
 /// all sixteen but in the last group, where only the remaining
@@ -249,11 +120,7 @@ fn group_positions8<const SPLIT: bool>(x: __m256i, consts: &InBlockConstants) ->
 /// `vpermd`, and `vptestnmd` marks the probes whose bit is clear.
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
-fn block_test_avx512<const SPLIT: bool>(
-    line: &[u64; 8],
-    h2: u64,
-    consts: &InBlockConstants,
-) -> bool {
+fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
     let words: __m512i = bytemuck::cast(*line);
@@ -297,7 +164,7 @@ fn block_mask_avx512<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> _
     let mut mask = _mm512_setzero_si512();
     for g in 0..consts.k.div_ceil(LANES) {
         let p = if consts.k <= 8 {
-            // As in `block_test_avx512`: a 256-bit multiply, widened.
+            // As in `block_test`: a 256-bit multiply, widened.
             _mm512_castsi256_si512(group_positions8::<SPLIT>(
                 _mm256_set1_epi64x(h2 as i64),
                 consts,
@@ -321,33 +188,4 @@ fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockCons
     let mask = block_mask_avx512::<SPLIT>(h2, consts);
     let words: __m512i = bytemuck::cast(*line);
     *line = bytemuck::cast(_mm512_or_si512(words, mask));
-}
-
-/// A single-key query from the key's hash to the answer in one AVX-512
-/// function: block, bounds check and probe together (the hash stays in
-/// the caller, as for AVX2: inlined there it is specialised to the key's
-/// length).
-#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
-fn block_contains_avx512<const SPLIT: bool>(
-    words: &[u64],
-    hash: u128,
-    blocks: u64,
-    consts: &InBlockConstants,
-) -> bool {
-    let (h1, h2) = split(hash);
-    let line = &words.as_chunks::<8>().0[block_index(h1, blocks) as usize];
-    block_test_avx512::<SPLIT>(line, h2, consts)
-}
-
-/// [`block_contains_avx512`] for an insert.
-#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
-fn block_insert_avx512<const SPLIT: bool>(
-    words: &mut [u64],
-    hash: u128,
-    blocks: u64,
-    consts: &InBlockConstants,
-) {
-    let (h1, h2) = split(hash);
-    let line = &mut words.as_chunks_mut::<8>().0[block_index(h1, blocks) as usize];
-    or_mask::<SPLIT>(line, h2, consts);
 }
