@@ -16,9 +16,13 @@
 
 use std::path::Path;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The line the handler writes, made when the filter is mapped.
 static MESSAGE: OnceLock<Box<[u8]>> = OnceLock::new();
+
+/// Whether a thread is already in the handler.
+static FIRED: AtomicBool = AtomicBool::new(false);
 
 /// The exit status after SIGBUS: 2, the status of every error.
 const STATUS: libc::c_int = 2;
@@ -49,8 +53,19 @@ pub(crate) fn arm(path: &Path) {
 
 /// Writes the message made by [`arm`] to stderr and exits: only
 /// async-signal-safe calls (`OnceLock::get` is an atomic load of a value
-/// set before the handler was installed).
+/// set before the handler was installed; the flag an atomic swap).
 extern "C" fn on_sigbus(_: libc::c_int) {
+    // Several threads may fault on the same pages at once: the first one
+    // in writes the line and exits; the others wait for that exit (which
+    // ends every thread), so the line is written once and whole.
+    if FIRED.swap(true, Ordering::SeqCst) {
+        loop {
+            // SAFETY: `pause` only waits for a signal (async-signal-safe).
+            unsafe {
+                libc::pause();
+            }
+        }
+    }
     if let Some(line) = MESSAGE.get() {
         // SAFETY: `write(2)` from a live buffer of `line.len()` bytes; its
         // result is ignored (nothing can be done about a failed write here).
