@@ -1565,7 +1565,7 @@ fn a_filter_file_truncated_while_mapped_is_one_line_and_status_2() {
     assert_eq!(err.lines().count(), 1, "{err:?}");
 }
 
-// ------------------ issue 40, item 2: builds from a stream in bounded memory --
+// --------------------------------- builds from a stream in bounded memory --
 
 /// `lesshash ARGS` with `input` written to its stdin (a pipe) by a thread
 /// and `env` set; stdout and stderr captured.
@@ -1601,10 +1601,8 @@ fn numbered_keys(n: usize) -> Vec<u8> {
     input
 }
 
-/// Issue 40, item 2: `build` from a pipe without `--items` read every line
-/// into memory to count them (235 MB for 10 million short lines). It now
-/// keeps only each key's 16-byte hash (past `LESSHASH_SPILL_BYTES` in a
-/// temporary file) and inserts the hashes once the lines are counted and
+/// `build` from a pipe without `--items` keeps only each key's 16-byte
+/// hash (past `LESSHASH_SPILL_BYTES` in a temporary file) and inserts the hashes once the lines are counted and
 /// the filter sized. The filter file is byte for byte the one built from
 /// the same lines in a regular file (two passes), the header's insert
 /// count included, with the same summary, on 1 and 2 threads, with every
@@ -1694,8 +1692,8 @@ fn a_piped_build_without_items_is_the_file_build() {
     }
 }
 
-/// Issue 40, item 2: the memory of a piped build without `--items` no
-/// longer grows with the input. Under a data-segment limit of 96 MiB
+/// The memory of a piped build without `--items` does not grow with the
+/// input. Under a data-segment limit of 96 MiB
 /// (`ulimit -d 98304`, RLIMIT_DATA: the heap and private anonymous maps,
 /// where the old code's buffer was), 8 million lines (95 MB) from a pipe,
 /// with a spill budget of 1 MiB (so 127 MB of hashes go to the file),
@@ -1759,7 +1757,7 @@ fn open_files_in(pid: u32, dir: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Issue 40, item 2: the file a piped build spills its hashes to is
+/// The file a piped build spills its hashes to is
 /// unnamed (created and unlinked at once), in TMPDIR, so it leaves nothing
 /// there however the process ends: after a normal end, an error (the
 /// filter written to `/dev/full`), a reader of `-o -` gone (the write's
