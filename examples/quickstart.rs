@@ -92,6 +92,6 @@ fn main() -> Result<(), lesshash::Error> {
         "\nmeasured rates are over {QUERIES} queries: one binomial standard deviation at 1% is {:.4}%",
         100.0 * (TARGET * (1.0 - TARGET) / QUERIES as f64).sqrt()
     );
-    println!("(times are wall-clock single runs for orientation; see benches/ for measurements)");
+    println!("(times are wall-clock single runs for orientation; see bench/ for measurements)");
     Ok(())
 }

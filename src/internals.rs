@@ -43,7 +43,14 @@ pub mod primes {
 
 /// Parameter limits and the rate formatting of messages.
 pub mod limits {
-    pub use crate::limits::format_rate;
+    pub use crate::limits::{MAX_BITS, format_rate};
+}
+
+/// Where an output file goes (links followed, streams written in place,
+/// everything else through a temporary file renamed over the target): the
+/// rules of `BloomFilter::write_file`, for the command line's `-o`.
+pub mod output_file {
+    pub use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
 }
 
 /// The false-positive terms behind the public rates.

@@ -73,11 +73,9 @@
 //!
 //! See `docs/design.md` in the repository for the architecture.
 
-// The public modules: the file format, the false-positive mathematics,
-// Parquet's filter and the paper's experiment. Everything else users call is
-// re-exported below, from private modules, so that each item has one path.
-#[cfg(feature = "experiment")]
-pub mod experiment;
+// The public modules: the file format, the false-positive mathematics and
+// Parquet's filter. Everything else users call is re-exported below, from
+// private modules, so that each item has one path.
 pub mod format;
 pub mod parquet;
 pub mod rates;

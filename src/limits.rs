@@ -11,7 +11,7 @@ pub(crate) const MAX_HASHES: u32 = 64;
 /// The largest filter, in bits, that the builder accepts: 2^46 bits (8 TiB).
 /// Index arithmetic is exact up to 2^64; this bound keeps a mistyped size
 /// from asking the allocator for the impossible.
-pub(crate) const MAX_BITS: u64 = 1 << 46;
+pub const MAX_BITS: u64 = 1 << 46;
 
 /// A rate as messages show it: plain decimals from 1e-4 up (`0.01`),
 /// scientific notation below (`1e-300`, not 300 digits: Rust's `{}` never

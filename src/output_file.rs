@@ -1,7 +1,8 @@
 //! Where an output file goes, shared by the library's
-//! `BloomFilter::write_file` and the
-//! command line's `-o` (which includes this file with `#[path]`, so the
-//! rules exist once without becoming public API):
+//! `BloomFilter::write_file` and the command line's `-o` (through
+//! `internals::output_file`, so the rules exist once without becoming
+//! public API; a module of its own, below `persist`, which `format` sits
+//! above):
 //!
 //! * symbolic links are followed, so a write replaces the link's target,
 //!   not the link ([`resolve_links`]);
@@ -13,7 +14,6 @@
 //! Plain `std::io` only: each caller words its own errors.
 
 #![forbid(unsafe_code)]
-#![allow(dead_code)] // each includer uses what it needs
 
 use std::fs::{self, File};
 use std::io;
@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// `path` with every symbolic link in its last component followed (a
 /// dangling link gives the path it points to, which the write then
 /// creates).
-pub(crate) fn resolve_links(path: &Path) -> io::Result<PathBuf> {
+pub fn resolve_links(path: &Path) -> io::Result<PathBuf> {
     let mut path = path.to_path_buf();
     // Linux's own limit on a chain of links (ELOOP).
     for _ in 0..40 {
@@ -43,7 +43,7 @@ pub(crate) fn resolve_links(path: &Path) -> io::Result<PathBuf> {
 
 /// Whether writes to a file of this type go to a reader or a device rather
 /// than to stored bytes: a FIFO or a character device.
-pub(crate) fn is_stream(t: &fs::FileType) -> bool {
+pub fn is_stream(t: &fs::FileType) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -57,7 +57,7 @@ pub(crate) fn is_stream(t: &fs::FileType) -> bool {
 }
 
 /// The directory a file at `target` lives in (`.` for a bare name).
-pub(crate) fn parent_dir(target: &Path) -> &Path {
+pub fn parent_dir(target: &Path) -> &Path {
     match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -67,10 +67,7 @@ pub(crate) fn parent_dir(target: &Path) -> &Path {
 /// A new, empty temporary file beside `target`, named
 /// `.<name>.<pid>.<n>.tmp` (hidden, and never an existing file: it is
 /// created with `create_new`), and its path.
-pub(crate) fn create_temp_beside(
-    target: &Path,
-    name: &std::ffi::OsStr,
-) -> io::Result<(PathBuf, File)> {
+pub fn create_temp_beside(target: &Path, name: &std::ffi::OsStr) -> io::Result<(PathBuf, File)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let dir = parent_dir(target);
     loop {

@@ -123,7 +123,7 @@ def cli() -> str:
     cargo = shutil.which("cargo")
     assert cargo, "cargo is needed to build the CLI for the cross-language tests"
     subprocess.run(
-        [cargo, "build", "--quiet", "--features", "cli", "--bin", "lesshash"],
+        [cargo, "build", "--quiet", "-p", "lesshash-cli", "--bin", "lesshash"],
         cwd=REPO,
         check=True,
     )

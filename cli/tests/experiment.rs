@@ -14,12 +14,12 @@
 //! see the same items but hash them with different functions, so their Q
 //! are close to independent).
 
-#![cfg(feature = "experiment")]
-
+// The integration tests' shared helpers (seeded keys, tolerances, CI skips).
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
-use lesshash::experiment::{self, Config, Report, Row, Variant};
 use lesshash::{Enhancement, Layout, Scheme};
+use lesshash_cli::experiment::{self, Config, Report, Row, Variant};
 
 const Z: f64 = 4.5;
 

@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::{Row, Skipped, Variant};
-use crate::Error;
+use super::{Row, Skipped, Variant, invalid};
+use lesshash::Error;
 
 /// The header of [`csv`]: the columns, in order.
 ///
@@ -74,7 +74,7 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>, Error> {
     match lines.next() {
         Some((_, header)) if header.trim_end() == CSV_HEADER => {}
         _ => {
-            return Err(Error::invalid(
+            return Err(invalid(
                 "csv",
                 format!("line 1: expected the header `{CSV_HEADER}`"),
             ));
@@ -89,13 +89,13 @@ pub fn parse_csv(text: &str) -> Result<Vec<Row>, Error> {
         }
         let fields: Vec<&str> = line.split(',').collect();
         let bad = |col: usize, why: &str| {
-            Error::invalid(
+            invalid(
                 "csv",
                 format!("line {}, column `{}`: {why}", i + 1, columns[col]),
             )
         };
         if fields.len() != columns.len() {
-            return Err(Error::invalid(
+            return Err(invalid(
                 "csv",
                 format!(
                     "line {}: {} fields, expected {}",

@@ -23,8 +23,8 @@ Every run of the default variants also runs under `ulimit -d` (RLIMIT_DATA:
 heap and anonymous memory, not read-only file maps) of `--data-limit-mb`,
 to show that the mapped process never allocates the filter.
 
-    cargo build --release --features cli
-    python3 benches/mapped_cli.py --dir /tmp/lh-mapped   # on an otherwise idle machine
+    cargo build --release -p lesshash-cli
+    python3 bench/benches/mapped_cli.py --dir /tmp/lh-mapped   # on an otherwise idle machine
 """
 
 import argparse

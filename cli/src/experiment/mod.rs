@@ -25,10 +25,10 @@
 //! Within a trial every variant sees the same items. The two-hash variants
 //! share one XXH3-128 per item, computed once per trial
 //! ([`hash_key`]) and fed to
-//! the pre-hashed [`insert_batch`](crate::Prehashed::insert_batch) and
-//! [`contains`](crate::Prehashed::contains), which the library
+//! the pre-hashed [`insert_batch`](lesshash::Prehashed::insert_batch) and
+//! [`contains`](lesshash::Prehashed::contains), which the library
 //! tests to be identical to inserting the keys. `Independent` filters hash
-//! the same keys k times through [`insert`](crate::BloomFilter::insert).
+//! the same keys k times through [`insert`](lesshash::BloomFilter::insert).
 //! Differences between variants are therefore differences of the schemes,
 //! not of the items drawn.
 //!
@@ -70,8 +70,17 @@ pub use tables::{CSV_HEADER, csv, markdown_summary, markdown_table, parse_csv, s
 
 use rayon::prelude::*;
 
-use crate::hash::{hash_key, hash128};
-use crate::{BloomFilter, Enhancement, Error, Layout, Scheme, rates};
+use lesshash::internals::hash::hash128;
+use lesshash::internals::limits::MAX_BITS;
+use lesshash::{BloomFilter, Enhancement, Error, Layout, Scheme, hash_key, rates};
+
+/// [`Error::InvalidParameter`] naming the experiment's parameter `name`.
+pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
+    Error::InvalidParameter {
+        name,
+        reason: reason.into(),
+    }
+}
 
 /// The paper's bits per key, `c in {4, 8, 12, 16}`.
 pub const PAPER_BITS_PER_KEY: [u32; 4] = [4, 8, 12, 16];
@@ -260,7 +269,7 @@ impl Config {
             trials: PAPER_TRIALS,
             max_inserts: None,
             variants: Variant::all(),
-            seed: crate::DEFAULT_SEED,
+            seed: lesshash::DEFAULT_SEED,
         }
     }
 
@@ -287,15 +296,15 @@ impl Config {
     /// Checks every field; the error names the field at fault.
     pub fn validate(&self) -> Result<(), Error> {
         if self.bits_per_key.is_empty() {
-            return Err(Error::invalid("bits_per_key", "no values given"));
+            return Err(invalid("bits_per_key", "no values given"));
         }
         for &c in &self.bits_per_key {
             if c == 0 {
-                return Err(Error::invalid("bits_per_key", "must be at least 1, got 0"));
+                return Err(invalid("bits_per_key", "must be at least 1, got 0"));
             }
             let q = queries_per_trial(asymptotic_fpr(c, paper_hashes(c)));
             if q > MAX_QUERIES_PER_TRIAL {
-                return Err(Error::invalid(
+                return Err(invalid(
                     "bits_per_key",
                     format!(
                         "c = {c} needs {q} queries per trial, more than {MAX_QUERIES_PER_TRIAL}"
@@ -304,41 +313,35 @@ impl Config {
             }
         }
         if self.set_sizes.is_empty() {
-            return Err(Error::invalid("set_sizes", "no values given"));
+            return Err(invalid("set_sizes", "no values given"));
         }
         for &n in &self.set_sizes {
             if n == 0 {
-                return Err(Error::invalid("set_sizes", "must be at least 1, got 0"));
+                return Err(invalid("set_sizes", "must be at least 1, got 0"));
             }
             for &c in &self.bits_per_key {
-                if u64::from(c)
-                    .checked_mul(n)
-                    .is_none_or(|m| m > crate::limits::MAX_BITS)
-                {
-                    return Err(Error::invalid(
+                if u64::from(c).checked_mul(n).is_none_or(|m| m > MAX_BITS) {
+                    return Err(invalid(
                         "set_sizes",
-                        format!(
-                            "n = {n} at c = {c} exceeds {} bits",
-                            crate::limits::MAX_BITS
-                        ),
+                        format!("n = {n} at c = {c} exceeds {} bits", MAX_BITS),
                     ));
                 }
             }
         }
         if self.trials == 0 {
-            return Err(Error::invalid("trials", "must be at least 1, got 0"));
+            return Err(invalid("trials", "must be at least 1, got 0"));
         }
         if self.trials > u64::from(u32::MAX) {
-            return Err(Error::invalid(
+            return Err(invalid(
                 "trials",
                 format!("at most {}, got {}", u32::MAX, self.trials),
             ));
         }
         if self.max_inserts == Some(0) {
-            return Err(Error::invalid("max_inserts", "must be at least 1, got 0"));
+            return Err(invalid("max_inserts", "must be at least 1, got 0"));
         }
         if self.variants.is_empty() {
-            return Err(Error::invalid("variants", "no variants given"));
+            return Err(invalid("variants", "no variants given"));
         }
         Ok(())
     }

@@ -33,10 +33,6 @@ mod input;
 mod merge;
 mod output;
 mod parallel;
-// The output rules the library's `write_file` follows too, compiled into
-// both rather than made public API.
-#[path = "../../output_file.rs"]
-mod output_file;
 mod query;
 #[cfg(unix)]
 mod sigbus;

@@ -29,7 +29,6 @@ use super::common::{Cursor, append_side, large, member, mix, non_member, size_na
 const CHUNK: usize = 1024;
 /// Keys per timed iteration of the parallel modes: enough for rayon to
 /// split across threads (its tasks are thousands of keys).
-#[cfg(feature = "rayon")]
 const PAR_CHUNK: usize = 1 << 16;
 /// Keys in each query pool (2 MiB of u64): large enough that queries into a
 /// DRAM-sized filter do not revisit cached lines.
@@ -51,7 +50,6 @@ struct State {
     misses: Vec<u64>,
     mixed: Vec<u64>,
     out: Vec<bool>,
-    #[cfg(feature = "rayon")]
     par_out: Vec<bool>,
 }
 
@@ -99,7 +97,6 @@ fn build(layout: Layout, bytes: u64) -> State {
         misses,
         mixed,
         out: vec![false; CHUNK],
-        #[cfg(feature = "rayon")]
         par_out: vec![false; PAR_CHUNK],
     }
 }
@@ -130,7 +127,6 @@ enum Mode {
     /// `insert_batch` / `contains_batch` with the default kernel.
     Batch,
     /// `par_insert_batch` / `par_contains_batch` on rayon's global pool.
-    #[cfg(feature = "rayon")]
     ParBatch,
     /// The batch path with one kernel forced for the benchmark's duration.
     BatchKernel(Kernel),
@@ -141,7 +137,6 @@ impl Mode {
         match self {
             Mode::Single => "single".into(),
             Mode::Batch => "batch".into(),
-            #[cfg(feature = "rayon")]
             Mode::ParBatch => "par_batch".into(),
             Mode::BatchKernel(k) => format!("batch-{}", k.name()),
         }
@@ -152,7 +147,6 @@ impl Mode {
     /// keeps the group's run time bounded.
     fn for_op(op: Op) -> Vec<Mode> {
         let mut modes = vec![Mode::Single, Mode::Batch];
-        #[cfg(feature = "rayon")]
         if matches!(op, Op::Hit | Op::Insert) {
             modes.push(Mode::ParBatch);
         }
@@ -177,7 +171,6 @@ pub fn register(c: &mut Criterion) {
                 for mode in Mode::for_op(op) {
                     let mut cursor = Cursor::new();
                     let keys = match mode {
-                        #[cfg(feature = "rayon")]
                         Mode::ParBatch => PAR_CHUNK,
                         _ => CHUNK,
                     };
@@ -195,7 +188,6 @@ pub fn register(c: &mut Criterion) {
                             misses,
                             mixed,
                             out,
-                            #[cfg(feature = "rayon")]
                             par_out,
                         } = st;
                         let pool: &[u64] = match op {
@@ -214,7 +206,6 @@ pub fn register(c: &mut Criterion) {
                                     filter.insert(black_box(key));
                                 }
                             }),
-                            #[cfg(feature = "rayon")]
                             (Op::Insert, Mode::ParBatch) => b.iter(|| {
                                 filter.par_insert_batch(black_box(cursor.next(pool, PAR_CHUNK)))
                             }),
@@ -228,7 +219,6 @@ pub fn register(c: &mut Criterion) {
                                 }
                                 black_box(found)
                             }),
-                            #[cfg(feature = "rayon")]
                             (_, Mode::ParBatch) => b.iter(|| {
                                 filter
                                     .par_contains_batch(

@@ -6,8 +6,8 @@
 //!
 //! ```sh
 //! cargo bench --bench lesshash
-//! cargo run --release --example bench_report                   # target/bench-report/
-//! cargo run --release --example bench_report -- --update-docs  # docs/
+//! cargo run --release -p lesshash-bench --example bench_report                   # target/bench-report/
+//! cargo run --release -p lesshash-bench --example bench_report -- --update-docs  # docs/
 //! ```
 //!
 //! Reads criterion's `target/criterion/**/new/{benchmark,estimates}.json`
@@ -36,8 +36,7 @@ use plotters::prelude::*;
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
-const BEGIN: &str =
-    "<!-- BEGIN generated: bench_report (cargo run --release --example bench_report) -->";
+const BEGIN: &str = "<!-- BEGIN generated: bench_report (cargo run --release -p lesshash-bench --example bench_report) -->";
 const END: &str = "<!-- END generated: bench_report -->";
 
 /// A line-plot panel: its title and its labelled series of (x, y) points.
@@ -51,9 +50,12 @@ struct Bench {
 }
 
 fn main() -> Res<()> {
+    // The repository root (this example lives in bench/), so that the
+    // defaults do not depend on where it is run from.
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target"));
+        .unwrap_or_else(|| repo.join("target"));
     let (mut out, mut figures) = (None, None);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -63,8 +65,8 @@ fn main() -> Res<()> {
             "--out" => out = Some(PathBuf::from(value()?)),
             "--figures" => figures = Some(PathBuf::from(value()?)),
             "--update-docs" => {
-                out = Some(PathBuf::from("docs/benchmarks.md"));
-                figures = Some(PathBuf::from("docs/figures"));
+                out = Some(repo.join("docs/benchmarks.md"));
+                figures = Some(repo.join("docs/figures"));
             }
             _ => return Err(format!("unknown argument {a} (see the example's docs)").into()),
         }
@@ -235,7 +237,7 @@ fn header(md: &mut String, run: &[HashMap<String, String>]) -> Res<()> {
     )?;
     writeln!(
         md,
-        "- Report: `cargo run --release --example bench_report`. Times are criterion \
+        "- Report: `cargo run --release -p lesshash-bench --example bench_report`. Times are criterion \
          medians per key (the median of the samples' per-iteration time divided by \
          the keys per iteration), in ns.\n"
     )?;

@@ -43,7 +43,6 @@ use super::common::{Cursor, member, non_member};
 /// Keys per timed iteration.
 const BATCH: usize = 4096;
 /// Keys per iteration of the parallel benchmarks (several rayon tasks).
-#[cfg(feature = "rayon")]
 const PAR_BATCH: usize = 1 << 17;
 /// Keys in each query pool.
 const POOL: usize = 1 << 20;
@@ -189,7 +188,6 @@ pub fn register(c: &mut Criterion) {
     prefetch_sweep(&mut g, &mut s, "n=1e7");
     peers(&mut g, &s, 10_000_000, "n=1e7", false);
     floors(&mut g, &s, "n=1e7");
-    #[cfg(feature = "rayon")]
     par(&mut g, &s);
     drop(s);
 
@@ -236,7 +234,6 @@ fn prefetch_sweep(g: &mut BenchmarkGroup<'_, WallTime>, s: &mut Setup, n: &str) 
     }
 }
 
-#[cfg(feature = "rayon")]
 fn par(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup) {
     let pool: Vec<u64> = (0..POOL as u64)
         .map(|j| if j % 2 == 0 { member(j) } else { non_member(j) })

@@ -1,6 +1,8 @@
 //! The `lesshash` binary, run as a user would: exit codes, outputs, and
 //! every error case's message and status.
 
+// The integration tests' shared helpers (seeded keys, tolerances, CI skips).
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use std::io::{Read, Write};

@@ -19,7 +19,7 @@ use std::sync::{Mutex, MutexGuard, Once};
 use anyhow::{Context, Result, bail};
 use lesshash::{Block, BloomFilter, FilterView, MappedFilter};
 
-use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+use lesshash::internals::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
 
 /// Temporary files to remove if a signal ends the process. The signal
 /// thread holds the lock until it exits, so no file is created after it

@@ -1,6 +1,6 @@
 //! `lesshash experiment`: the paper's Sec. 8 reproduction
-//! (`lesshash::experiment`, docs/paper-reproduction.md) from the command
-//! line. The same runs as `examples/experiment.rs`, with clap's parsing.
+//! (`lesshash_cli::experiment`, docs/paper-reproduction.md) from the command
+//! line, with clap's parsing.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use lesshash::experiment::{self, Config, Report, Variant, plot};
+use lesshash_cli::experiment::{self, Config, Report, Variant, plot};
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 enum Variants {

@@ -8,7 +8,7 @@
 //! cargo bench --bench lesshash -- '^par/'        # par_* against the sequential batch calls
 //! cargo bench --bench lesshash -- '^mapped/'     # memory-mapped filter files against loaded ones
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
-//! cargo run --release --example bench_report    # docs/benchmarks.md + plots
+//! cargo run --release -p lesshash-bench --example bench_report    # tables + plots under target/bench-report/
 //! ```
 //!
 //! Every group reports `Throughput::Elements` (keys), so criterion prints
@@ -27,9 +27,7 @@ mod groups {
     pub mod format;
     pub mod hash;
     pub mod hashes_saved;
-    #[cfg(feature = "mmap")]
     pub mod mapped;
-    #[cfg(feature = "rayon")]
     pub mod par;
     pub mod peers;
     pub mod throughput;
@@ -63,9 +61,7 @@ fn main() {
     groups::format::register(&mut c);
     groups::builder::register(&mut c);
     groups::blocked::register(&mut c);
-    #[cfg(feature = "rayon")]
     groups::par::register(&mut c);
-    #[cfg(feature = "mmap")]
     groups::mapped::register(&mut c);
 
     c.final_summary();

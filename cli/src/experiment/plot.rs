@@ -19,8 +19,8 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{Row, Variant};
-use crate::{Error, Layout, Scheme};
+use super::{Row, Variant, invalid};
+use lesshash::{Error, Layout, Scheme};
 
 /// Tableau 10: distinguishable colours for up to ten variants.
 const COLOURS: [RGBColor; 10] = [
@@ -123,7 +123,7 @@ pub fn figure1(rows: &[Row], path: &Path) -> Result<(), Error> {
 /// [`Error::Io`] if the file cannot be drawn.
 pub fn rate_figure(rows: &[Row], title: &str, path: &Path) -> Result<(), Error> {
     if rows.is_empty() {
-        return Err(Error::invalid("rows", "nothing to plot"));
+        return Err(invalid("rows", "nothing to plot"));
     }
     let cs = distinct(rows, |r| r.bits_per_key);
     let variants = distinct(rows, |r| r.variant);
@@ -312,7 +312,7 @@ pub fn figure2(
         })
         .collect();
     if panels.is_empty() {
-        return Err(Error::invalid(
+        return Err(invalid(
             "rows",
             format!("no rows at c = {bits_per_key}, n = {items} for the requested variants"),
         ));
