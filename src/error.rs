@@ -183,6 +183,87 @@ pub enum Error {
     },
 }
 
+/// A name that none of a type's values has: the error of parsing a
+/// [`Layout`](crate::Layout), [`Scheme`](crate::Scheme),
+/// [`Kernel`](crate::Kernel) or [`CountMinScheme`](crate::CountMinScheme)
+/// from a string (`"blocked".parse::<Layout>()`). Its message lists the
+/// valid names, so a command line or a binding can show it as is.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} {name:?}: expected one of {}", quoted(.choices))]
+pub struct ParseNameError {
+    what: &'static str,
+    name: String,
+    choices: Vec<&'static str>,
+}
+
+impl ParseNameError {
+    /// What was being parsed (`layout`, `scheme`, `kernel`).
+    pub fn what(&self) -> &'static str {
+        self.what
+    }
+
+    /// The name that matched nothing.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The valid names, in the type's `ALL` order.
+    pub fn choices(&self) -> &[&'static str] {
+        &self.choices
+    }
+}
+
+fn quoted(choices: &[&str]) -> String {
+    let quoted: Vec<String> = choices.iter().map(|c| format!("'{c}'")).collect();
+    quoted.join(", ")
+}
+
+/// `Display` (the type's `name()`) and `FromStr` (a `name()` of `ALL`, or
+/// one of the `aliases`) for a public enum with `ALL` and `name`, so that
+/// the command line and the bindings parse names with the type's own rules.
+macro_rules! named_enum {
+    ($ty:ty, $what:literal) => {
+        $crate::error::named_enum!($ty, $what, aliases = &[]);
+    };
+    ($ty:ty, $what:literal, aliases = $aliases:expr) => {
+        impl core::fmt::Display for $ty {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.pad(self.name())
+            }
+        }
+
+        impl core::str::FromStr for $ty {
+            type Err = $crate::error::ParseNameError;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                let aliases: &[(&str, $ty)] = $aliases;
+                <$ty>::ALL
+                    .into_iter()
+                    .find(|v| v.name() == s)
+                    .or_else(|| aliases.iter().find(|(a, _)| *a == s).map(|&(_, v)| v))
+                    .ok_or_else(|| {
+                        $crate::error::ParseNameError::new($what, s, <$ty>::ALL.map(|v| v.name()))
+                    })
+            }
+        }
+    };
+}
+pub(crate) use named_enum;
+
+impl ParseNameError {
+    pub(crate) fn new(
+        what: &'static str,
+        name: &str,
+        choices: impl Into<Vec<&'static str>>,
+    ) -> Self {
+        ParseNameError {
+            what,
+            name: name.to_owned(),
+            choices: choices.into(),
+        }
+    }
+}
+
 impl Error {
     /// `Ok` if slice `name` has the `expected` length, else
     /// [`Error::LengthMismatch`].

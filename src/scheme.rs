@@ -75,6 +75,8 @@ pub enum Enhancement {
     Cube,
 }
 
+crate::error::named_enum!(Scheme, "scheme", aliases = Scheme::ALIASES);
+
 impl Scheme {
     /// Every scheme, in the order the paper lists them.
     pub const ALL: [Scheme; 4] = [
@@ -107,16 +109,13 @@ impl Scheme {
         }
     }
 
-    /// Parses a [`name`](Self::name); also accepts `enhanced` for the cube.
-    pub fn from_name(name: &str) -> Option<Scheme> {
-        Some(match name {
-            "independent" | "standard" => Scheme::Independent,
-            "double" => Scheme::DoubleHashing,
-            "enhanced-square" => Scheme::EnhancedDoubleHashing(Enhancement::Square),
-            "enhanced" | "enhanced-cube" => Scheme::EnhancedDoubleHashing(Enhancement::Cube),
-            _ => return None,
-        })
-    }
+    /// Other names [`FromStr`](core::str::FromStr) accepts: `standard` (the
+    /// paper's name for k independent hashes) and `enhanced` (the default
+    /// enhanced scheme, the cube).
+    pub const ALIASES: &'static [(&'static str, Scheme)] = &[
+        ("standard", Scheme::Independent),
+        ("enhanced", Scheme::EnhancedDoubleHashing(Enhancement::Cube)),
+    ];
 
     /// `f(i)` of the scheme (0 for plain double hashing).
     #[inline]
@@ -670,9 +669,19 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for s in Scheme::ALL {
-            assert_eq!(Scheme::from_name(s.name()), Some(s));
+            assert_eq!(s.name().parse::<Scheme>(), Ok(s));
+            assert_eq!(s.to_string(), s.name());
         }
-        assert_eq!(Scheme::default(), Scheme::from_name("enhanced").unwrap());
+        assert_eq!(Ok(Scheme::default()), "enhanced".parse());
+        assert_eq!(Ok(Scheme::Independent), "standard".parse());
+        let e = "enhanced_cube".parse::<Scheme>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown scheme \"enhanced_cube\": expected one of 'independent', 'double', \
+             'enhanced-square', 'enhanced-cube'"
+        );
+        assert_eq!((e.what(), e.name()), ("scheme", "enhanced_cube"));
+        assert_eq!(format!("[{:>8}]", Scheme::DoubleHashing), "[  double]");
     }
 
     #[test]

@@ -800,8 +800,8 @@ fn sizing_is_unchanged_on_a_grid() {
     let mut rows = 0;
     for line in grid.lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split(',').collect();
-        let layout = Layout::from_name(f[0]).unwrap();
-        let scheme = Scheme::from_name(f[1]).unwrap();
+        let layout: Layout = f[0].parse().unwrap();
+        let scheme: Scheme = f[1].parse().unwrap();
         let (n, p): (u64, f64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
         let got = builder(layout, scheme).expected_items(n).fpr(p).geometry();
         let got = match got {

@@ -994,8 +994,8 @@ fn golden_manifest() -> Vec<Golden> {
             assert_eq!(f.len(), 7, "bad manifest line: {l}");
             Golden {
                 name: f[0].into(),
-                layout: Layout::from_name(f[1]).unwrap_or_else(|| panic!("layout in {l}")),
-                scheme: Scheme::from_name(f[2]).unwrap_or_else(|| panic!("scheme in {l}")),
+                layout: f[1].parse().unwrap_or_else(|e| panic!("{e} in {l}")),
+                scheme: f[2].parse().unwrap_or_else(|e| panic!("{e} in {l}")),
                 seed: u64::from_str_radix(f[3].trim_start_matches("0x"), 16).unwrap(),
                 m: f[4].parse().unwrap(),
                 k: f[5].parse().unwrap(),

@@ -216,8 +216,9 @@ fn an_avx2_machine_runs_the_avx2_kernel() {
         return;
     }
     let expected = match std::env::var("LESSHASH_KERNEL") {
-        Ok(name) => Kernel::from_name(&name)
-            .unwrap_or_else(|| panic!("LESSHASH_KERNEL={name:?} names no kernel")),
+        Ok(name) => name
+            .parse::<Kernel>()
+            .unwrap_or_else(|e| panic!("LESSHASH_KERNEL: {e}")),
         Err(_) => Kernel::Avx2,
     };
     assert_eq!(Kernel::auto(), expected);

@@ -39,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "classic" => Layout::Classic,
         other => return Err(format!("unknown layout {other}").into()),
     };
-    let kernel = Kernel::from_name(kernel).ok_or("unknown kernel")?;
+    let kernel: Kernel = kernel.parse()?;
     let rounds: usize = rest.first().map_or(Ok(1000), |r| r.parse())?;
     let mut filter = BloomFilter::builder()
         .layout(layout)

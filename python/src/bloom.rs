@@ -78,11 +78,11 @@ fn builder(
 ) -> PyResult<lesshash::Builder> {
     let layout = match layout {
         None => Layout::default(),
-        Some(name) => named!("layout", name, Layout)?,
+        Some(name) => named::<Layout>(name)?,
     };
     let scheme = match scheme {
         None => layout.default_scheme(),
-        Some(name) => named!("scheme", name, Scheme)?,
+        Some(name) => named::<Scheme>(name)?,
     };
     let seed = match seed {
         None => DEFAULT_SEED,

@@ -68,7 +68,7 @@ impl CountMinSketch {
     ) -> PyResult<Self> {
         let scheme = match scheme {
             None => CountMinScheme::default(),
-            Some(name) => named!("scheme", name, CountMinScheme)?,
+            Some(name) => named::<CountMinScheme>(name)?,
         };
         let mut b = lesshash::CountMinSketch::builder()
             .scheme(scheme)

@@ -85,33 +85,16 @@ fn errno_of(kind: std::io::ErrorKind) -> i32 {
     }
 }
 
-/// The crate's value called `name` (`from_name`: the type's own parser), or
-/// a `ValueError` naming the argument `what` and listing the names of `all`
-/// (the type's `ALL`) as the valid choices.
-pub fn choice<T: Copy>(
-    what: &str,
-    name: &str,
-    from_name: impl FnOnce(&str) -> Option<T>,
-    all: &[T],
-    name_of: impl Fn(T) -> &'static str,
-) -> PyResult<T> {
-    from_name(name).ok_or_else(|| {
-        let choices: Vec<String> = all.iter().map(|&v| format!("'{}'", name_of(v))).collect();
-        PyValueError::new_err(format!(
-            "unknown {what} {name:?}: expected one of {}",
-            choices.join(", ")
-        ))
-    })
+/// The crate's value called `name`, parsed by the type's own `FromStr`
+/// (`Layout`, `Scheme`, `CountMinScheme`), or a `ValueError` with the
+/// crate's message, which lists the valid names.
+pub fn named<T>(name: &str) -> PyResult<T>
+where
+    T: std::str::FromStr<Err = lesshash::ParseNameError>,
+{
+    name.parse()
+        .map_err(|e: lesshash::ParseNameError| PyValueError::new_err(e.to_string()))
 }
-
-/// [`choice`] for a crate type `$ty` with `from_name`, `ALL` and `name`
-/// (`Layout`, `Scheme`, `CountMinScheme`).
-macro_rules! named {
-    ($what:literal, $name:expr, $ty:ty) => {
-        $crate::errors::choice($what, $name, <$ty>::from_name, &<$ty>::ALL, <$ty>::name)
-    };
-}
-pub(crate) use named;
 
 /// A non-negative 64-bit integer argument, with errors that name it.
 pub fn unsigned(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<u64> {

@@ -39,6 +39,8 @@ pub enum CountMinScheme {
     DoubleHashing,
 }
 
+crate::error::named_enum!(CountMinScheme, "scheme");
+
 impl CountMinScheme {
     /// Every scheme, in the order of their format ids.
     pub const ALL: [CountMinScheme; 2] =
@@ -50,11 +52,6 @@ impl CountMinScheme {
             CountMinScheme::Independent => "independent",
             CountMinScheme::DoubleHashing => "double",
         }
-    }
-
-    /// Parses a [`name`](Self::name).
-    pub fn from_name(name: &str) -> Option<CountMinScheme> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 

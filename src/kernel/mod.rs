@@ -95,6 +95,8 @@ pub enum Kernel {
     Avx512,
 }
 
+crate::error::named_enum!(Kernel, "kernel");
+
 impl Kernel {
     /// Every kernel, available here or not.
     pub const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Wide, Kernel::Avx2, Kernel::Avx512];
@@ -107,11 +109,6 @@ impl Kernel {
             Kernel::Avx2 => "avx2",
             Kernel::Avx512 => "avx512",
         }
-    }
-
-    /// Parses a [`name`](Self::name).
-    pub fn from_name(name: &str) -> Option<Kernel> {
-        Kernel::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// The kernel a filter uses unless told otherwise
@@ -182,16 +179,13 @@ pub fn env_kernel() -> Result<Option<Kernel>, Error> {
         return Ok(None);
     };
     let value = value.to_string_lossy();
-    match Kernel::from_name(value.trim()) {
-        Some(k) if k.is_available() => Ok(Some(k)),
-        Some(k) => Err(Error::invalid(
+    match value.trim().parse::<Kernel>() {
+        Ok(k) if k.is_available() => Ok(Some(k)),
+        Ok(k) => Err(Error::invalid(
             "LESSHASH_KERNEL",
-            format!("the {} kernel is not available on this CPU", k.name()),
+            format!("the {k} kernel is not available on this CPU"),
         )),
-        None => Err(Error::invalid(
-            "LESSHASH_KERNEL",
-            format!("must be scalar, wide, avx2 or avx512, got {value:?}"),
-        )),
+        Err(e) => Err(Error::invalid("LESSHASH_KERNEL", e.to_string())),
     }
 }
 
@@ -223,10 +217,14 @@ mod tests {
     #[test]
     fn names_round_trip() {
         for k in Kernel::ALL {
-            assert_eq!(Kernel::from_name(k.name()), Some(k));
+            assert_eq!(k.name().parse::<Kernel>(), Ok(k));
+            assert_eq!(k.to_string(), k.name());
         }
-        assert_eq!(Kernel::from_name("avx512"), Some(Kernel::Avx512));
-        assert_eq!(Kernel::from_name("neon"), None);
+        assert_eq!("avx512".parse::<Kernel>(), Ok(Kernel::Avx512));
+        assert_eq!(
+            "neon".parse::<Kernel>().unwrap_err().choices(),
+            ["scalar", "wide", "avx2", "avx512"]
+        );
         assert!(Kernel::available().contains(&Kernel::Scalar));
     }
 }

@@ -60,6 +60,8 @@ pub enum Layout {
     SplitBlock = 4,
 }
 
+crate::error::named_enum!(Layout, "layout");
+
 impl Layout {
     /// The scheme a filter of this layout gets unless one is chosen
     /// ([`Builder::scheme`](crate::Builder::scheme)), by measurement:
@@ -88,17 +90,6 @@ impl Layout {
             Layout::Blocked => "blocked",
             Layout::SplitBlock => "split-block",
         }
-    }
-
-    /// Parses a [`name`](Self::name).
-    pub fn from_name(name: &str) -> Option<Layout> {
-        Some(match name {
-            "classic" => Layout::Classic,
-            "partitioned" => Layout::Partitioned,
-            "blocked" => Layout::Blocked,
-            "split-block" => Layout::SplitBlock,
-            _ => return None,
-        })
     }
 
     /// Every layout.

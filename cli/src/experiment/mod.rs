@@ -211,8 +211,8 @@ impl Variant {
     pub fn from_id(id: &str) -> Option<Variant> {
         let (layout, scheme) = id.split_once('/')?;
         Some(Variant {
-            layout: Layout::from_name(layout)?,
-            scheme: Scheme::from_name(scheme)?,
+            layout: layout.parse().ok()?,
+            scheme: scheme.parse().ok()?,
         })
     }
 

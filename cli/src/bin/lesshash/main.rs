@@ -218,23 +218,20 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 pub(crate) fn layout_parser() -> impl clap::builder::TypedValueParser<Value = Layout> {
     use clap::builder::TypedValueParser;
     clap::builder::PossibleValuesParser::new(Layout::ALL.map(|l| l.name()))
-        .map(|name| Layout::from_name(&name).expect("a name from Layout::ALL"))
+        .map(|name| name.parse().expect("a name from Layout::ALL"))
 }
 
-/// `--scheme`: any name of [`Scheme::ALL`] (plus the aliases
-/// [`Scheme::from_name`] accepts).
+/// `--scheme`: any name of [`Scheme::ALL`], with [`Scheme::ALIASES`].
 pub(crate) fn scheme_parser() -> impl clap::builder::TypedValueParser<Value = Scheme> {
     use clap::builder::{PossibleValue, TypedValueParser};
     let values = Scheme::ALL.map(|s| {
-        let v = PossibleValue::new(s.name());
-        match s {
-            Scheme::Independent => v.alias("standard"),
-            Scheme::EnhancedDoubleHashing(lesshash::Enhancement::Cube) => v.alias("enhanced"),
-            _ => v,
-        }
+        let aliases = Scheme::ALIASES.iter().filter(move |(_, v)| *v == s);
+        PossibleValue::new(s.name()).aliases(aliases.map(|(a, _)| *a))
     });
-    clap::builder::PossibleValuesParser::new(values)
-        .map(|name| Scheme::from_name(&name).expect("a name from Scheme::ALL"))
+    clap::builder::PossibleValuesParser::new(values).map(|name| {
+        name.parse()
+            .expect("a name from Scheme::ALL or Scheme::ALIASES")
+    })
 }
 
 /// `--fpr`: a rate strictly between 0 and 1.
