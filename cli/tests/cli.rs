@@ -1062,8 +1062,35 @@ fn experiment_runs_small_and_names_bad_options() {
     assert_error(&lesshash(&["experiment", "--n", "0", "--c", "8"]), &["--n"]);
     assert_error(
         &lesshash(&["experiment", "--variants", "x"]),
-        &["--variants"],
+        &["--variants", "`x` is not a layout/scheme id"],
     );
+    // Disjoint lists of ids, run apart, add up to the run of their union:
+    // the rows of a variant do not depend on the others run with it.
+    let part = |ids: &str, csv: &str| {
+        let args = ["experiment", "--c", "8", "--n", "2000", "--trials", "20"];
+        let o = lesshash(&[&args[..], &["--variants", ids, "--csv", csv, "-q"]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let (a, b, both) = (dir.s("a.csv"), dir.s("b.csv"), dir.s("both.csv"));
+    part("classic/double,blocked/double", &a);
+    part("split-block/enhanced-cube", &b);
+    part(
+        "classic/double,blocked/double,split-block/enhanced-cube",
+        &both,
+    );
+    let joined = lesshash(&[
+        "experiment",
+        "--from-csv",
+        &format!("{a},{b}"),
+        "--plot",
+        &figs,
+        "-q",
+    ]);
+    let whole = lesshash(&["experiment", "--from-csv", &both, "-q"]);
+    assert!(joined.status.success(), "{}", stderr(&joined));
+    assert_eq!(stdout(&joined), stdout(&whole));
+    // Blocked layouts ran: the every-layout figure is drawn too.
+    assert!(dir.path("figs/layouts-figure1.svg").exists());
 }
 
 // ------------------------------------ issue 17: output paths, signals, errors --

@@ -10,21 +10,39 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use lesshash_cli::experiment::{self, Config, Report, Variant, plot};
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug)]
-enum Variants {
-    /// Every layout with every scheme, less those that answer exactly as
-    /// another one.
-    All,
-    /// Every layout with every scheme.
-    Every,
-    /// The paper's five schemes.
-    Paper,
+/// `--variants`: `all` (every layout with every scheme, less those that
+/// answer exactly as another one), `every`, `paper` (the paper's five) or a
+/// comma-separated list of `layout/scheme` ids such as
+/// `blocked/double,split-block/independent`. A variant's rows do not depend
+/// on which others run with it, so runs of disjoint lists add up to the run
+/// of their union (`--from-csv A,B`).
+fn parse_variants(s: &str) -> Result<Variants, String> {
+    Ok(Variants(match s {
+        "all" => Variant::all(),
+        "every" => Variant::every(),
+        "paper" => Variant::paper(),
+        ids => ids
+            .split(',')
+            .map(|id| {
+                Variant::from_id(id.trim()).ok_or_else(|| {
+                    format!(
+                        "`{id}` is not a layout/scheme id (e.g. blocked/double); \
+                         expected all, every, paper or a list of ids"
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?,
+    }))
 }
+
+/// The variants `--variants` named.
+#[derive(Clone, Debug)]
+struct Variants(Vec<Variant>);
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// 500 trials per point, capped at 5e6 inserts per variant and point
-    /// (about a minute on two cores). Without it: the paper's 10,000 trials.
+    /// 250 trials per point, capped at 2.5e6 inserts per variant and point
+    /// (under a minute on two cores). Without it: the paper's 10,000 trials.
     #[arg(long)]
     quick: bool,
 
@@ -44,8 +62,9 @@ pub(crate) struct Args {
     #[arg(long = "n", value_name = "LIST", value_delimiter = ',')]
     set_sizes: Option<Vec<u64>>,
 
-    /// Which filter variants to run.
-    #[arg(long, value_enum, default_value = "all")]
+    /// Which filter variants to run: all, every, paper, or a list of
+    /// layout/scheme ids (blocked/double,classic/enhanced-cube,...).
+    #[arg(long, value_name = "all|every|paper|IDS", default_value = "all", value_parser = parse_variants)]
     variants: Variants,
 
     /// Seed of the items and the filters' hashing (decimal or 0x hex).
@@ -64,13 +83,15 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     markdown: Option<PathBuf>,
 
-    /// Write DIR/paper-figure1.svg and DIR/paper-figure2.svg.
+    /// Write DIR/paper-figure1.svg, DIR/paper-figure2.svg and, when layouts
+    /// beyond the paper's ran, DIR/layouts-figure1.svg.
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
 
-    /// Run nothing: redraw the tables and figures from an earlier --csv.
-    #[arg(long, value_name = "FILE")]
-    from_csv: Option<PathBuf>,
+    /// Run nothing: read the rows of earlier --csv outputs (comma-separated)
+    /// and write the tables and figures (and, with --csv, one CSV) from them.
+    #[arg(long, value_name = "FILE,...", value_delimiter = ',')]
+    from_csv: Option<Vec<PathBuf>>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -103,11 +124,7 @@ impl Args {
         if let Some(v) = &self.set_sizes {
             c.set_sizes = v.clone();
         }
-        c.variants = match self.variants {
-            Variants::All => Variant::all(),
-            Variants::Every => Variant::every(),
-            Variants::Paper => Variant::paper(),
-        };
+        c.variants = self.variants.0.clone();
         if let Some(s) = self.seed {
             c.seed = s;
         }
@@ -137,12 +154,18 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         .context("cannot start the worker threads")?;
     let start = Instant::now();
     let report = match &args.from_csv {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+        Some(paths) => {
+            let mut rows = Vec::new();
+            for path in paths {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("cannot read {}", path.display()))?;
+                rows.extend(
+                    experiment::parse_csv(&text)
+                        .with_context(|| format!("cannot parse {}", path.display()))?,
+                );
+            }
             Report {
-                rows: experiment::parse_csv(&text)
-                    .with_context(|| format!("cannot parse {}", path.display()))?,
+                rows,
                 skipped: Vec::new(),
             }
         }
@@ -202,6 +225,20 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         let fig1 = dir.join("paper-figure1.svg");
         plot::figure1(&report.rows, &fig1)
             .with_context(|| format!("cannot draw {}", fig1.display()))?;
+        if report
+            .rows
+            .iter()
+            .any(|r| !plot::PAPER_LAYOUTS.contains(&r.variant.layout))
+        {
+            let layouts = dir.join("layouts-figure1.svg");
+            plot::rate_figure(
+                &report.rows,
+                "False-positive rate over p on every layout, against each layout's formula \
+                 (Sec. 8's experiment; blocked layouts are not in the paper)",
+                &layouts,
+            )
+            .with_context(|| format!("cannot draw {}", layouts.display()))?;
+        }
         let fig2 = dir.join("paper-figure2.svg");
         let variants: Vec<Variant> = Variant::paper()
             .into_iter()
