@@ -142,7 +142,11 @@ pub use prehashed::Prehashed;
 pub use scheme::{Enhancement, Scheme};
 pub use view::{FilterView, VIEW_ALIGN};
 
-// The README's examples are compiled and run as doc tests.
+// The README's and the guide's examples are compiled and run as doc tests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+#[doc = include_str!("../docs/guide.md")]
+#[cfg(doctest)]
+pub struct GuideDoctests;
