@@ -112,7 +112,6 @@ mod persist;
 mod prefetch;
 mod prehashed;
 mod primes;
-mod query;
 mod salts;
 mod scheme;
 #[cfg(feature = "serde")]

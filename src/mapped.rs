@@ -40,8 +40,7 @@ use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::persist::io_err;
 use crate::prehashed::Prehashed;
-use crate::query::{Frozen, read_only_methods};
-use crate::view::FilterView;
+use crate::view::{FilterView, view_queries};
 
 /// A read-only filter over a memory-mapped file in the v1 format.
 ///
@@ -181,32 +180,29 @@ impl MappedFilter {
         self.try_words().unwrap_or_default()
     }
 
-    /// The parameters and the payload, for the read-only paths.
+    /// A read-only [`FilterView`] of the mapped bytes (no validation: done
+    /// at open); every query below is its.
     #[inline]
-    pub(crate) fn frozen(&self) -> Frozen<'_> {
-        Frozen::payload(&self.geometry, self.words())
-    }
-
-    /// A [`FilterView`] of the mapped bytes (no validation: done at open).
     pub fn view(&self) -> FilterView<'_> {
-        FilterView::from_validated(self.header, self.geometry, self.words())
+        FilterView::payload(self.header, self.geometry, self.words())
     }
 
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.frozen().contains(key)
+        self.view().contains(key)
     }
 
-    read_only_methods!();
+    view_queries!();
 
     /// The pre-hashed queries (keys given by their 128-bit
-    /// [`hash_key`](crate::hash_key) with this filter's seed).
+    /// [`hash_key`](crate::hash_key) with this filter's seed), through
+    /// [`view`](Self::view).
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme.
-    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
-        Prehashed::new(self, &self.geometry)
+    pub fn prehashed(&self) -> Result<Prehashed<FilterView<'_>>, Error> {
+        self.view().prehashed()
     }
 
     /// Advice for a few queries on a file that may not be cached: each page

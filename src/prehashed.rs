@@ -2,10 +2,8 @@
 
 #![forbid(unsafe_code)]
 
-use std::ops::{Deref, DerefMut};
-
 use crate::Error;
-use crate::batch::{Plan, copy_hashes, insert_pipeline};
+use crate::batch::{Plan, bitmap_words, copy_hashes, insert_pipeline, set_answer};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{Key, hash_key};
@@ -14,13 +12,13 @@ use crate::view::FilterView;
 /// The handles: checked once, here, for each filter type.
 impl BloomFilter {
     /// The pre-hashed calls (keys given by their 128-bit [`hash_key`] with
-    /// this filter's seed): queries.
+    /// this filter's seed): queries, through [`view`](Self::view).
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
     /// needs the key's bytes.
-    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
-        Prehashed::new(self, self.geometry())
+    pub fn prehashed(&self) -> Result<Prehashed<FilterView<'_>>, Error> {
+        self.view().prehashed()
     }
 
     /// The pre-hashed calls: inserts and queries.
@@ -33,15 +31,15 @@ impl BloomFilter {
     }
 }
 
-impl FilterView<'_> {
+impl<'a> FilterView<'a> {
     /// The pre-hashed queries (keys given by their 128-bit [`hash_key`]
-    /// with this filter's seed).
+    /// with this filter's seed); the handle holds a copy of the view.
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
     /// needs the key's bytes.
-    pub fn prehashed(&self) -> Result<Prehashed<&Self>, Error> {
-        Prehashed::new(self, self.geometry())
+    pub fn prehashed(&self) -> Result<Prehashed<FilterView<'a>>, Error> {
+        Prehashed::new(*self, self.geometry())
     }
 }
 
@@ -58,10 +56,11 @@ impl crate::AtomicBloomFilter {
     }
 }
 
-/// The pre-hashed calls of a filter with a two-hash scheme: `F` is
-/// `&BloomFilter` (queries), `&mut BloomFilter` (inserts and queries),
-/// `&FilterView` (queries) or `&AtomicBloomFilter` (inserts and queries
-/// from any thread).
+/// The pre-hashed calls of a filter with a two-hash scheme: `F` is a
+/// [`FilterView`] (queries: the handle of [`BloomFilter::prehashed`],
+/// [`FilterView::prehashed`] and `MappedFilter::prehashed`),
+/// `&mut BloomFilter` (inserts and queries) or `&AtomicBloomFilter`
+/// (inserts and queries from any thread).
 ///
 /// Keys hashed once upstream (a 128-bit [`hash_key`] kept in a column, sent
 /// over the wire, shared by several filters of the same seed) skip hashing.
@@ -126,17 +125,81 @@ impl<F> Prehashed<F> {
     }
 }
 
-/// Queries through an owned filter (shared or exclusive borrow).
-impl<F: Deref<Target = BloomFilter>> Prehashed<F> {
-    crate::query::prehashed_queries!();
+/// A filter the pre-hashed queries read through a [`FilterView`]: the
+/// view itself, or an exclusively borrowed owned filter's.
+pub trait LendsView: sealed::Sealed {
+    /// The view the queries read.
+    #[doc(hidden)]
+    fn lend(&self) -> FilterView<'_>;
+}
 
-    fn frozen(&self) -> crate::query::Frozen<'_> {
-        self.filter.frozen()
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::FilterView<'_> {}
+    impl Sealed for &mut super::BloomFilter {}
+}
+
+impl LendsView for FilterView<'_> {
+    #[inline]
+    fn lend(&self) -> FilterView<'_> {
+        *self
+    }
+}
+
+impl LendsView for &mut BloomFilter {
+    #[inline]
+    fn lend(&self) -> FilterView<'_> {
+        self.view()
+    }
+}
+
+/// The pre-hashed queries, written once over the view every filter lends.
+impl<F: LendsView> Prehashed<F> {
+    /// Whether the key hashed to `hash` is possibly in the set.
+    #[inline]
+    pub fn contains(&self, hash: u128) -> bool {
+        self.filter.lend().contains_hash(hash)
+    }
+
+    /// Writes into `out[i]` whether the key hashed to `hashes[i]` is
+    /// possibly in the set (the batch pipeline).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` if the lengths differ.
+    pub fn contains_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
+        Error::check_len("out", hashes.len(), out.len())?;
+        self.filter
+            .lend()
+            .contains_hashes_with(&self.plan, hashes, |i, hit| out[i] = hit);
+        Ok(())
+    }
+
+    /// The answers as a bitmap (see
+    /// [`FilterView::contains_batch_bitmap`]).
+    pub fn contains_batch_bitmap(&self, hashes: &[u128]) -> Vec<u64> {
+        let mut out = vec![0; bitmap_words(hashes.len())];
+        self.filter
+            .lend()
+            .contains_hashes_with(&self.plan, hashes, |i, hit| set_answer(&mut out, i, hit));
+        out
+    }
+
+    /// [`contains_batch`](Self::contains_batch) on rayon's thread pool.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` if the lengths differ.
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_contains_batch(&self, hashes: &[u128], out: &mut [bool]) -> Result<(), Error> {
+        Error::check_len("out", hashes.len(), out.len())?;
+        self.filter
+            .lend()
+            .par_contains_hashes(&self.plan, hashes, out);
+        Ok(())
     }
 }
 
 /// Inserts through an exclusively borrowed owned filter.
-impl<F: DerefMut<Target = BloomFilter>> Prehashed<F> {
+impl Prehashed<&mut BloomFilter> {
     /// Inserts the key hashed to `hash`.
     #[inline]
     pub fn insert(&mut self, hash: u128) {
@@ -164,26 +227,7 @@ impl<F: DerefMut<Target = BloomFilter>> Prehashed<F> {
         if crate::par::sequential(hashes.len()) {
             return self.insert_batch(hashes);
         }
-        crate::par::par_insert_hashes(&mut self.filter, hashes);
-    }
-}
-
-/// Queries through a view of serialized bytes.
-impl Prehashed<&FilterView<'_>> {
-    crate::query::prehashed_queries!();
-
-    fn frozen(&self) -> crate::query::Frozen<'_> {
-        self.filter.frozen()
-    }
-}
-
-/// Queries through a memory-mapped file.
-#[cfg(feature = "mmap")]
-impl Prehashed<&crate::MappedFilter> {
-    crate::query::prehashed_queries!();
-
-    fn frozen(&self) -> crate::query::Frozen<'_> {
-        self.filter.frozen()
+        crate::par::par_insert_hashes(self.filter, hashes);
     }
 }
 

@@ -1,26 +1,41 @@
-//! [`FilterView`]: queries a serialized filter in place, without copying it.
+//! [`FilterView`]: the read-only filter. Every filter answers its queries
+//! through one: an owned [`BloomFilter`] lends one over its bits
+//! ([`BloomFilter::view`]), a [`MappedFilter`](crate::MappedFilter) over a
+//! file's pages, and [`FilterView::new`] over serialized bytes, so the
+//! batch, bitmap, parallel and pre-hashed queries and the fill statistics
+//! exist once and the three cannot disagree.
 //!
-//! Meant for memory-mapped files: map the file, hand the bytes to
-//! [`FilterView::new`], and query. The bits are read straight from the
-//! borrowed bytes (as little-endian words), so opening costs one checksum
-//! pass ([`FilterView::new`]) or nothing at all
-//! ([`FilterView::new_unverified`]), whatever the filter's size.
+//! Over serialized bytes (a memory-mapped file, say) the bits are read in
+//! place as little-endian words, so opening costs one checksum pass
+//! ([`FilterView::new`]) or nothing at all ([`FilterView::new_unverified`]),
+//! whatever the filter's size. On little-endian targets those are the
+//! native words and every path (the batch pipeline included) reads them in
+//! place; on big-endian targets queries read them through [`LeWords`], key
+//! by key.
 
 #![forbid(unsafe_code)]
 
+use std::borrow::Cow;
+
 use crate::Error;
+use crate::batch::{Plan, contains_pipeline, copy_hashes, hash_keys};
 use crate::bits::LeWords;
 use crate::filter::BloomFilter;
 use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
+use crate::layout::{Layout, blocked, classic, partitioned};
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
 /// that the payload (at offset 64) is block-aligned as in an owned filter.
 /// Memory maps are page-aligned, which satisfies it.
 pub const VIEW_ALIGN: usize = 64;
 
-/// A read-only filter over borrowed bytes in the v1 format.
+/// A read-only filter: an owned filter's bits ([`BloomFilter::view`]), a
+/// mapped file's ([`MappedFilter::view`](crate::MappedFilter::view)) or
+/// borrowed bytes in the v1 format ([`FilterView::new`]). It answers every
+/// query a [`BloomFilter`] answers, with the same results; `Copy`, so it
+/// can be handed to threads by value.
 ///
 /// ```
 /// use lesshash::{Block, BloomFilter, FilterView};
@@ -42,8 +57,10 @@ pub const VIEW_ALIGN: usize = 64;
 pub struct FilterView<'a> {
     header: Header,
     geometry: Geometry,
-    /// The payload as little-endian words.
     words: &'a [u64],
+    /// Whether `words` hold little-endian values (a serialized payload)
+    /// rather than native ones (an owned filter's bits).
+    little_endian: bool,
 }
 
 impl<'a> FilterView<'a> {
@@ -88,28 +105,19 @@ impl<'a> FilterView<'a> {
             align: 8,
             offset: payload.as_ptr() as usize % 8,
         })?;
-        Ok(Self {
-            geometry: header.geometry(),
-            header,
-            words,
-        })
+        Ok(Self::payload(header, header.geometry(), words))
     }
 
-    /// A view of bytes validated elsewhere (a [`MappedFilter`](crate::MappedFilter)'s
-    /// map): `words` is the payload of the filter `header` describes.
-    #[cfg(feature = "mmap")]
-    pub(crate) fn from_validated(header: Header, geometry: Geometry, words: &'a [u64]) -> Self {
+    /// A view of a payload validated elsewhere (a
+    /// [`MappedFilter`](crate::MappedFilter)'s map): `words` is the
+    /// little-endian payload of the filter `header` describes.
+    pub(crate) fn payload(header: Header, geometry: Geometry, words: &'a [u64]) -> Self {
         Self {
             header,
             geometry,
             words,
+            little_endian: true,
         }
-    }
-
-    /// Whether a key is possibly in the set (`false`: certainly not).
-    #[inline]
-    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.geometry.contains(&LeWords(self.words), key)
     }
 
     /// The filter's parameters.
@@ -117,9 +125,227 @@ impl<'a> FilterView<'a> {
         &self.geometry
     }
 
-    /// The payload as little-endian words.
-    pub(crate) fn payload_words(&self) -> &'a [u64] {
-        self.words
+    /// The words as native values without copying, when they are.
+    #[inline]
+    fn plain(&self) -> Option<&'a [u64]> {
+        (!self.little_endian || cfg!(target_endian = "little")).then_some(self.words)
+    }
+
+    /// The words as native values: borrowed, or converted on big-endian
+    /// targets (for the fill estimators, which read whole blocks).
+    fn native_words(&self) -> Cow<'a, [u64]> {
+        match self.plain() {
+            Some(words) => Cow::Borrowed(words),
+            None => Cow::Owned(self.words.iter().map(|&w| u64::from_le(w)).collect()),
+        }
+    }
+
+    /// Whether a key is possibly in the set (`false`: certainly not).
+    #[inline]
+    pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
+        match self.plain() {
+            Some(words) => self.geometry.contains(words, key),
+            None => self.geometry.contains(&LeWords(self.words), key),
+        }
+    }
+
+    /// Whether the key hashed to `hash` is possibly in the set; the scheme
+    /// is a two-hash one.
+    #[inline]
+    pub(crate) fn contains_hash(&self, hash: u128) -> bool {
+        match self.plain() {
+            Some(words) => self.geometry.contains_hash(words, hash),
+            None => self.geometry.contains_hash(&LeWords(self.words), hash),
+        }
+    }
+
+    /// Calls `hit(i, answer)` for every key, in order: the batch pipeline
+    /// (`crate::batch`), or key by key for `Independent` and for payloads
+    /// on big-endian targets.
+    pub(crate) fn contains_keys_with<K: Key>(&self, keys: &[K], mut hit: impl FnMut(usize, bool)) {
+        let g = &self.geometry;
+        match (Plan::of(g), self.plain()) {
+            (Some(plan), Some(words)) => contains_pipeline(
+                &plan,
+                g.tuning,
+                words,
+                keys.len(),
+                hash_keys(keys, g.seed, g.tuning.kernel),
+                hit,
+            ),
+            _ => {
+                for (i, key) in keys.iter().enumerate() {
+                    hit(i, self.contains(key));
+                }
+            }
+        }
+    }
+
+    /// As [`contains_keys_with`](Self::contains_keys_with) for keys given
+    /// by their hashes; `plan` is the geometry's.
+    pub(crate) fn contains_hashes_with(
+        &self,
+        plan: &Plan,
+        hashes: &[u128],
+        mut hit: impl FnMut(usize, bool),
+    ) {
+        match self.plain() {
+            Some(words) => contains_pipeline(
+                plan,
+                self.geometry.tuning,
+                words,
+                hashes.len(),
+                copy_hashes(hashes),
+                hit,
+            ),
+            None => {
+                for (i, &h) in hashes.iter().enumerate() {
+                    hit(i, self.contains_hash(h));
+                }
+            }
+        }
+    }
+
+    /// The number of set bits (a popcount does not depend on byte order).
+    pub fn count_ones(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The fraction of bits set.
+    pub fn fill_ratio(&self) -> f64 {
+        self.count_ones() as f64 / self.geometry.num_bits as f64
+    }
+
+    /// The estimated number of distinct keys inserted, from the fill (see
+    /// the layout's formula in [`Layout`]'s modules; Swamidoss and
+    /// Bhattacharya for classic).
+    pub fn estimated_len(&self) -> f64 {
+        let g = &self.geometry;
+        match g.layout {
+            Layout::Classic => classic::estimated_len(g.num_bits, g.num_hashes, self.count_ones()),
+            Layout::Partitioned => {
+                partitioned::estimated_len(&self.native_words(), g.range, g.num_hashes)
+            }
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::estimated_len(g.segments(), &self.native_words(), g.range, g.num_hashes)
+            }
+        }
+    }
+
+    /// The false-positive rate of a query now: k independent hashes' rate
+    /// from the current fill, plus what the scheme's probe sequences add
+    /// for the [`estimated_len`](Self::estimated_len) keys held (the terms
+    /// of [`Layout::fpr`]).
+    pub fn expected_fpr(&self) -> f64 {
+        let g = &self.geometry;
+        let n = self.estimated_len();
+        let n = if n.is_finite() {
+            n.round() as u64
+        } else {
+            u64::MAX
+        };
+        let ideal = match g.layout {
+            Layout::Classic => classic::current_fpr(g.num_bits, g.num_hashes, self.count_ones()),
+            Layout::Partitioned => {
+                partitioned::current_fpr(&self.native_words(), g.range, g.num_hashes)
+            }
+            Layout::Blocked | Layout::SplitBlock => {
+                blocked::current_fpr(g.segments(), &self.native_words(), g.range, g.num_hashes)
+            }
+        };
+        g.layout
+            .with_coincidences(g.scheme, g.num_bits, n, g.num_hashes, ideal)
+    }
+
+    /// [`contains_keys_with`](Self::contains_keys_with) into `out` on
+    /// rayon's pool: tasks of `partition::TASK` keys, each running the sequential
+    /// pipeline over its own keys and its own part of `out` (lengths
+    /// checked by the caller).
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub(crate) fn par_contains_keys<K: Key + Sync>(&self, keys: &[K], out: &mut [bool]) {
+        use rayon::prelude::*;
+        if crate::partition::sequential(keys.len()) {
+            return self.contains_keys_with(keys, |i, hit| out[i] = hit);
+        }
+        keys.par_chunks(crate::partition::TASK)
+            .zip(out.par_chunks_mut(crate::partition::TASK))
+            .for_each(|(ks, os)| self.contains_keys_with(ks, |i, hit| os[i] = hit));
+    }
+
+    /// As [`par_contains_keys`](Self::par_contains_keys) for hashes.
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub(crate) fn par_contains_hashes(&self, plan: &Plan, hashes: &[u128], out: &mut [bool]) {
+        use rayon::prelude::*;
+        if crate::partition::sequential(hashes.len()) {
+            return self.contains_hashes_with(plan, hashes, |i, hit| out[i] = hit);
+        }
+        hashes
+            .par_chunks(crate::partition::TASK)
+            .zip(out.par_chunks_mut(crate::partition::TASK))
+            .for_each(|(hs, os)| self.contains_hashes_with(plan, hs, |i, hit| os[i] = hit));
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` is possibly in the set
+    /// (the batch pipeline).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
+    /// `out` if `out` and `keys` differ in length.
+    pub fn contains_batch<K: crate::Key>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<(), crate::Error> {
+        crate::Error::check_len("out", keys.len(), out.len())?;
+        self.contains_keys_with(keys, |i, hit| out[i] = hit);
+        Ok(())
+    }
+
+    /// The answers for `keys` as a bitmap: bit `i % 64` of word `i / 64`
+    /// is set when `keys[i]` is possibly in the set (a selection mask
+    /// for columnar pipelines); `ceil(len / 64)` words, the unused high
+    /// bits of the last word zero.
+    pub fn contains_batch_bitmap<K: crate::Key>(&self, keys: &[K]) -> Vec<u64> {
+        let mut out = vec![0; crate::batch::bitmap_words(keys.len())];
+        self.contains_keys_with(keys, |i, hit| crate::batch::set_answer(&mut out, i, hit));
+        out
+    }
+
+    /// [`contains_batch_bitmap`](Self::contains_batch_bitmap) into
+    /// `out` (overwritten), which must hold
+    /// [`bitmap_words`](crate::batch::bitmap_words)`(keys.len())` words.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
+    /// `out`.
+    pub fn contains_batch_into_bitmap<K: crate::Key>(
+        &self,
+        keys: &[K],
+        out: &mut [u64],
+    ) -> Result<(), crate::Error> {
+        crate::Error::check_len("out", crate::batch::bitmap_words(keys.len()), out.len())?;
+        out.fill(0);
+        self.contains_keys_with(keys, |i, hit| crate::batch::set_answer(out, i, hit));
+        Ok(())
+    }
+
+    /// [`contains_batch`](Self::contains_batch) on rayon's thread pool
+    /// (tasks of 16,384 keys, each running the sequential pipeline over
+    /// its own keys and its own part of `out`); the sequential path
+    /// below one task's worth of keys.
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
+    /// `out`.
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_contains_batch<K: crate::Key + Sync>(
+        &self,
+        keys: &[K],
+        out: &mut [bool],
+    ) -> Result<(), crate::Error> {
+        crate::Error::check_len("out", keys.len(), out.len())?;
+        self.par_contains_keys(keys, out);
+        Ok(())
     }
 
     /// The parsed header.
@@ -140,8 +366,12 @@ impl<'a> FilterView<'a> {
     /// [`Error::Allocation`] if the bits cannot be allocated.
     pub fn to_filter(&self) -> Result<BloomFilter, Error> {
         let mut filter = BloomFilter::from_geometry(self.geometry)?;
-        for (dst, src) in filter.words_mut().iter_mut().zip(self.words) {
-            *dst = u64::from_le(*src);
+        for (dst, &src) in filter.words_mut().iter_mut().zip(self.words) {
+            *dst = if self.little_endian {
+                u64::from_le(src)
+            } else {
+                src
+            };
         }
         filter.set_insert_calls(self.header.insert_calls);
         Ok(filter)
@@ -155,4 +385,102 @@ impl std::fmt::Debug for FilterView<'_> {
             .field("header", &self.header)
             .finish()
     }
+}
+
+/// The read-only queries of a filter type that lends a [`FilterView`]
+/// (`self.view()`): each is that view's method, so an owned
+/// [`BloomFilter`] and a [`MappedFilter`](crate::MappedFilter) answer as
+/// their view does, with no second implementation to drift.
+macro_rules! view_queries {
+    () => {
+        /// [`FilterView::contains_batch`] (`out[i]`: whether `keys[i]` is
+        /// possibly in the set).
+        ///
+        /// # Errors
+        /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
+        /// `out` if `out` and `keys` differ in length.
+        pub fn contains_batch<K: $crate::Key>(
+            &self,
+            keys: &[K],
+            out: &mut [bool],
+        ) -> Result<(), $crate::Error> {
+            self.view().contains_batch(keys, out)
+        }
+
+        /// [`FilterView::contains_batch_bitmap`] (bit `i % 64` of word
+        /// `i / 64`: whether `keys[i]` is possibly in the set).
+        pub fn contains_batch_bitmap<K: $crate::Key>(&self, keys: &[K]) -> Vec<u64> {
+            self.view().contains_batch_bitmap(keys)
+        }
+
+        /// [`FilterView::contains_batch_into_bitmap`].
+        ///
+        /// # Errors
+        /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
+        /// `out`.
+        pub fn contains_batch_into_bitmap<K: $crate::Key>(
+            &self,
+            keys: &[K],
+            out: &mut [u64],
+        ) -> Result<(), $crate::Error> {
+            self.view().contains_batch_into_bitmap(keys, out)
+        }
+
+        /// [`FilterView::par_contains_batch`]: `contains_batch` on rayon's
+        /// thread pool.
+        ///
+        /// # Errors
+        /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
+        /// `out`.
+        #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+        pub fn par_contains_batch<K: $crate::Key + Sync>(
+            &self,
+            keys: &[K],
+            out: &mut [bool],
+        ) -> Result<(), $crate::Error> {
+            self.view().par_contains_batch(keys, out)
+        }
+
+        /// [`FilterView::count_ones`]: the number of set bits.
+        pub fn count_ones(&self) -> u64 {
+            self.view().count_ones()
+        }
+
+        /// [`FilterView::fill_ratio`]: the fraction of bits set.
+        pub fn fill_ratio(&self) -> f64 {
+            self.view().fill_ratio()
+        }
+
+        /// [`FilterView::estimated_len`]: the estimated number of distinct
+        /// keys inserted, from the fill.
+        pub fn estimated_len(&self) -> f64 {
+            self.view().estimated_len()
+        }
+
+        /// [`FilterView::expected_fpr`]: the false-positive rate of a query
+        /// now.
+        pub fn expected_fpr(&self) -> f64 {
+            self.view().expected_fpr()
+        }
+    };
+}
+// Used by `mapped` (feature `mmap`) too.
+#[cfg_attr(not(feature = "mmap"), allow(unused_imports))]
+pub(crate) use view_queries;
+
+/// An owned filter's read-only side: its view.
+impl BloomFilter {
+    /// A read-only [`FilterView`] of this filter's bits (no copy): what to
+    /// hand to code that queries any kind of filter, or to threads.
+    #[inline]
+    pub fn view(&self) -> FilterView<'_> {
+        FilterView {
+            header: Header::of(self),
+            geometry: *self.geometry(),
+            words: self.words(),
+            little_endian: false,
+        }
+    }
+
+    view_queries!();
 }

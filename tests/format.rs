@@ -197,12 +197,28 @@ fn round_trip_every_layout_scheme_and_size() {
                 );
             }
             let aligned = Aligned::new(&bytes);
+            // The owned filter's own view (native words) and views of its
+            // bytes (little-endian words) are one type and answer alike.
             for view in [
+                f.view(),
                 FilterView::new(aligned.bytes()).unwrap(),
                 FilterView::new_unverified(aligned.bytes()).unwrap(),
             ] {
                 assert_eq!(answers(|key| view.contains(key), n), expected, "{ctx} view");
                 assert_eq!(view.insert_calls(), n);
+                assert_eq!(view.header(), &Header::of(&f), "{ctx} view");
+                assert_eq!(view.to_filter().unwrap(), f, "{ctx} view");
+                assert_eq!(view.count_ones(), f.count_ones(), "{ctx} view");
+                assert_eq!(view.expected_fpr(), f.expected_fpr(), "{ctx} view");
+                let keys: Vec<String> = (0..2 * n).map(|i| format!("key-{i}")).collect();
+                let mut batch = vec![false; keys.len()];
+                view.contains_batch(&keys, &mut batch).unwrap();
+                let single: Vec<bool> = keys.iter().map(|k| f.contains(k.as_str())).collect();
+                assert_eq!(batch, single, "{ctx} view batch");
+                assert_eq!(
+                    view.contains_batch_bitmap(&keys),
+                    f.contains_batch_bitmap(&keys)
+                );
                 assert_eq!(
                     (
                         view.layout(),

@@ -1,14 +1,14 @@
 //! What a Python `BloomFilter` holds: an owned filter (lent or not), or a
 //! read-only map of a filter file (`BloomFilter.open`). All answer every
-//! query through [`with_filter!`], the one place that tells them apart for
-//! reading; changing a filter goes through [`Backing::owned_mut`], which a
+//! query through the crate's read-only [`FilterView`] ([`Backing::view`],
+//! the one place that tells them apart for reading); changing a filter goes through [`Backing::owned_mut`], which a
 //! map refuses.
 
 use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
-use lesshash::{Error, MappedFilter};
+use lesshash::{Error, FilterView, MappedFilter};
 
 use crate::persist::Persisted;
 
@@ -28,21 +28,17 @@ pub enum Backing {
     },
 }
 
-/// `$body` with `$f` bound to the filter behind `$backing`, owned or
-/// mapped: the two types share the crate's read-only API (`query::Frozen`),
-/// so one body serves both.
-macro_rules! with_filter {
-    ($backing:expr, $f:ident => $body:expr) => {
-        match $backing {
-            $crate::backing::Backing::Owned($f) => $body,
-            $crate::backing::Backing::Lent($f) => $body,
-            $crate::backing::Backing::Mapped { filter: $f, .. } => $body,
-        }
-    };
-}
-pub(crate) use with_filter;
-
 impl Backing {
+    /// The crate's read-only filter over whichever bits this holds: every
+    /// query reads through it, owned or mapped alike.
+    pub fn view(&self) -> FilterView<'_> {
+        match self {
+            Self::Owned(f) => f.view(),
+            Self::Lent(f) => f.view(),
+            Self::Mapped { filter, .. } => filter.view(),
+        }
+    }
+
     /// Maps the filter file at `path` (see `lesshash::MappedFilter`).
     pub fn open(path: &Path, verify: bool) -> Result<Self, Error> {
         let filter = if verify {
@@ -142,7 +138,11 @@ impl Persisted for Backing {
         lesshash::BloomFilter::from_bytes(bytes).map(Self::Owned)
     }
     fn write_file(&self, path: &Path) -> Result<(), Error> {
-        with_filter!(self, f => f.write_file(path))
+        match self {
+            Self::Owned(f) => f.write_file(path),
+            Self::Lent(f) => f.write_file(path),
+            Self::Mapped { filter, .. } => filter.write_file(path),
+        }
     }
     fn read_file(path: &Path) -> Result<Self, Error> {
         lesshash::BloomFilter::read_file(path).map(Self::Owned)

@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
-use crate::backing::{Backing, with_filter};
+use crate::backing::Backing;
 use crate::batch::{Keys, answers, feed, with_keys};
 use crate::errors::{at_path, at_path_because, named, read_only, to_py, unsigned};
 use crate::frames::{Payload, with_received};
@@ -107,7 +107,10 @@ fn insert(filter: &mut Backing, keys: Keys<'_>) {
 /// Batch queries, with the crate's `par_contains_batch`.
 fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) {
     // Lengths agree by construction: the only error the batch can return.
-    let _ = with_filter!(filter, f => with_keys!(keys, k => f.par_contains_batch(k, out)));
+    let _ = {
+        let f = filter.view();
+        with_keys!(keys, k => f.par_contains_batch(k, out))
+    };
 }
 
 #[pymethods]
@@ -212,12 +215,14 @@ impl BloomFilter {
 
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(match key_bytes(key)? {
-            KeyBytes::Int(k) => self
-                .inner
-                .read(py, |b| with_filter!(b, f => f.contains(&k))),
-            k => self
-                .inner
-                .read(py, |b| with_filter!(b, f => f.contains(k.as_slice()))),
+            KeyBytes::Int(k) => self.inner.read(py, |b| {
+                let f = b.view();
+                f.contains(&k)
+            }),
+            k => self.inner.read(py, |b| {
+                let f = b.view();
+                f.contains(k.as_slice())
+            }),
         })
     }
 
@@ -489,31 +494,43 @@ impl BloomFilter {
     /// Bits in the filter (m).
     #[getter]
     fn bits(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |b| with_filter!(b, f => f.num_bits()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.num_bits()
+        })
     }
 
     /// Probes per key (k).
     #[getter]
     fn hashes(&self, py: Python<'_>) -> u32 {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.num_hashes()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.num_hashes()
+        })
     }
 
     #[getter]
     fn layout(&self, py: Python<'_>) -> &'static str {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.layout().name()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.layout().name()
+        })
     }
 
     #[getter]
     fn scheme(&self, py: Python<'_>) -> &'static str {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.scheme().name()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.scheme().name()
+        })
     }
 
     #[getter]
     fn seed(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |b| with_filter!(b, f => f.seed()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.seed()
+        })
     }
 
     /// Bits per key added so far (`bits / insert_calls`; repeats count), or
@@ -521,39 +538,48 @@ impl BloomFilter {
     #[getter]
     fn bits_per_key(&self, py: Python<'_>) -> Option<f64> {
         self.inner.read(py, |b| {
-            with_filter!(b, f => {
+            let f = b.view();
+            {
                 let n = f.insert_calls();
                 (n > 0).then(|| f.num_bits() as f64 / n as f64)
-            })
+            }
         })
     }
 
     /// Keys added so far, repeats included (kept in the file; unions add).
     #[getter]
     fn insert_calls(&self, py: Python<'_>) -> u64 {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.insert_calls()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.insert_calls()
+        })
     }
 
     /// The false-positive rate now, from the fill and the layout's formula.
     #[getter]
     fn expected_fpr(&self, py: Python<'_>) -> f64 {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.expected_fpr()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.expected_fpr()
+        })
     }
 
     /// The number of distinct keys, estimated from the fill.
     #[getter]
     fn estimated_len(&self, py: Python<'_>) -> f64 {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.estimated_len()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.estimated_len()
+        })
     }
 
     /// The fraction of bits set.
     #[getter]
     fn fill_ratio(&self, py: Python<'_>) -> f64 {
-        self.inner
-            .read(py, |b| with_filter!(b, f => f.fill_ratio()))
+        self.inner.read(py, |b| {
+            let f = b.view();
+            f.fill_ratio()
+        })
     }
 
     /// Memory the bits take, in bytes (for a map: mapped, not allocated;
@@ -569,7 +595,8 @@ impl BloomFilter {
             Some(p) => format!(", path={}, read_only=True", p.into_pyobject(py)?.repr()?),
         };
         Ok(self.inner.read(py, |b| {
-            with_filter!(b, f => format!(
+            let f = b.view();
+            format!(
                 "BloomFilter(layout='{}', scheme='{}', bits={}, hashes={}, seed={:#x}, \
              insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, expected_fpr={:.3e}{path})",
                 f.layout().name(),
@@ -581,7 +608,7 @@ impl BloomFilter {
                 f.fill_ratio(),
                 f.estimated_len(),
                 f.expected_fpr(),
-            ))
+            )
         }))
     }
 }
