@@ -66,7 +66,53 @@ pub enum Error {
         right: String,
     },
 
-    // ----- Loading a serialized filter or sketch (docs/format.md) -----
+    /// A byte slice given to a zero-copy view is not aligned as required.
+    #[error(
+        "`{field}` must be {align}-byte aligned; its address is {offset} bytes past a multiple"
+    )]
+    Misaligned {
+        /// The argument.
+        field: &'static str,
+        /// The required alignment.
+        align: usize,
+        /// The address modulo `align`.
+        offset: usize,
+    },
+
+    /// The input is not a valid serialized filter or sketch (or Parquet
+    /// Bloom filter header): the [`FormatError`] names the field at fault.
+    #[error(transparent)]
+    Format(#[from] FormatError),
+
+    /// A path names nothing the operation can use: a directory or a socket
+    /// to write or map, a path with no file name. Bindings raise their I/O
+    /// exception for it, as for the operating system's own refusals
+    /// ([`io_kind`](Error::io_kind)).
+    #[error("unusable `path`: {reason}")]
+    UnusablePath {
+        /// What the path names, and what the operation needs.
+        reason: String,
+    },
+
+    /// Reading or writing failed.
+    #[error("I/O error while {context}: {source}")]
+    Io {
+        /// What was being done (`reading the payload`, `renaming the temporary file`, ...).
+        context: &'static str,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Why an input is not a valid serialized filter or sketch (docs/format.md),
+/// or a valid Parquet Bloom filter header: [`Error::Format`]. Each variant
+/// names the field at fault.
+///
+/// `#[non_exhaustive]`: later versions may add variants for new fields.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
     /// The input does not start with the magic bytes of the type being
     /// loaded: it is not a serialized lesshash filter (or sketch, for
     /// `CountMinSketch`'s loaders), or it was mangled in transfer.
@@ -148,19 +194,6 @@ pub enum Error {
         got: u64,
     },
 
-    /// A byte slice given to a zero-copy view is not aligned as required.
-    #[error(
-        "`{field}` must be {align}-byte aligned; its address is {offset} bytes past a multiple"
-    )]
-    Misaligned {
-        /// The argument.
-        field: &'static str,
-        /// The required alignment.
-        align: usize,
-        /// The address modulo `align`.
-        offset: usize,
-    },
-
     /// A structure inside the input is malformed: a Thrift field of the
     /// wrong type, a required field missing, a varint too long (Parquet
     /// Bloom filter headers).
@@ -170,16 +203,6 @@ pub enum Error {
         field: &'static str,
         /// What is wrong with it.
         reason: String,
-    },
-
-    /// Reading or writing failed.
-    #[error("I/O error while {context}: {source}")]
-    Io {
-        /// What was being done (`reading the payload`, `renaming the temporary file`, ...).
-        context: &'static str,
-        /// The underlying error.
-        #[source]
-        source: std::io::Error,
     },
 }
 
@@ -281,16 +304,15 @@ impl Error {
 
     /// The kind of I/O error this is, for the errors that are the file
     /// system's: the source's kind for [`Error::Io`], and
-    /// [`InvalidInput`](std::io::ErrorKind::InvalidInput) for a `path` that
-    /// names nothing the operation can use ([`Error::InvalidParameter`]
-    /// naming `path`: a directory or a socket to write or map, a path with
-    /// no file name). `None` for every other error (parameters, sizes,
+    /// [`InvalidInput`](std::io::ErrorKind::InvalidInput) for
+    /// [`Error::UnusablePath`] (a directory or a socket to write or map, a
+    /// path with no file name). `None` for every other error (parameters, sizes,
     /// formats, allocation). Bindings raise their I/O exception for these,
     /// as they would for the operating system's own refusals.
     pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
         match self {
             Error::Io { source, .. } => Some(source.kind()),
-            Error::InvalidParameter { name: "path", .. } => Some(std::io::ErrorKind::InvalidInput),
+            Error::UnusablePath { .. } => Some(std::io::ErrorKind::InvalidInput),
             _ => None,
         }
     }
@@ -308,7 +330,7 @@ impl Error {
 mod tests {
     use std::io::ErrorKind;
 
-    use super::Error;
+    use super::{Error, FormatError};
 
     #[test]
     fn io_kind_marks_the_file_systems_errors() {
@@ -341,7 +363,7 @@ mod tests {
                 expected: 1,
                 got: 2,
             },
-            Error::NonZeroPadding { field: "reserved" },
+            Error::Format(FormatError::NonZeroPadding { field: "reserved" }),
         ] {
             assert_eq!(other.io_kind(), None, "{other}");
         }

@@ -129,7 +129,7 @@ pub use batch::hash_batch;
 pub use bits::Block;
 pub use builder::Builder;
 pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
-pub use error::{Error, ParseNameError};
+pub use error::{Error, FormatError, ParseNameError};
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
 pub use kernel::{Kernel, kernel_name};

@@ -83,10 +83,10 @@ impl MappedFilter {
     ///
     /// # Errors
     /// [`Error::Io`] if the file cannot be opened, inspected or read;
-    /// [`Error::InvalidParameter`] (`path`) if it is not a regular file;
+    /// [`Error::UnusablePath`] if it is not a regular file;
     /// any format error of [`BloomFilter::from_bytes`] (a short or long
-    /// file is [`Error::Truncated`] or [`Error::SizeMismatch`], a damaged
-    /// one [`Error::ChecksumMismatch`]).
+    /// file is [`FormatError::Truncated`](crate::FormatError::Truncated) or [`FormatError::SizeMismatch`](crate::FormatError::SizeMismatch), a damaged
+    /// one [`FormatError::ChecksumMismatch`](crate::FormatError::ChecksumMismatch)).
     pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
         Self::map(path.as_ref(), true)
     }
@@ -99,7 +99,7 @@ impl MappedFilter {
     /// process, or by the storage).
     ///
     /// # Errors
-    /// As [`open`](Self::open) except [`Error::ChecksumMismatch`].
+    /// As [`open`](Self::open) except [`FormatError::ChecksumMismatch`](crate::FormatError::ChecksumMismatch).
     pub fn open_unverified(path: impl AsRef<Path>) -> Result<Self, Error> {
         Self::map(path.as_ref(), false)
     }
@@ -330,13 +330,12 @@ impl FileBytes {
     }
 }
 
-/// [`Error::InvalidParameter`] (`path`) unless `meta` is a regular file's.
+/// [`Error::UnusablePath`] unless `meta` is a regular file's.
 fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
     if meta.is_file() {
         return Ok(());
     }
-    Err(Error::InvalidParameter {
-        name: "path",
+    Err(Error::UnusablePath {
         reason: format!(
             "{} is not a regular file (only regular files can be mapped; \
              read others with BloomFilter::read_file)",

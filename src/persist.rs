@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+use crate::FormatError;
 use std::fs::File;
 use std::io::{BufWriter, ErrorKind, Read, Write};
 use std::path::Path;
@@ -96,26 +97,26 @@ fn read_full<R: Read>(r: &mut R, buf: &mut [u8], context: &'static str) -> Resul
     Ok(n)
 }
 
-/// [`Error::ChecksumMismatch`] (`checksum`) unless the stored trailer
+/// [`FormatError::ChecksumMismatch`] (`checksum`) unless the stored trailer
 /// equals the checksum computed over the bytes before it.
 pub(crate) fn check_checksum(stored: u64, computed: u64) -> Result<(), Error> {
     if stored == computed {
         Ok(())
     } else {
-        Err(Error::ChecksumMismatch {
+        Err(Error::Format(FormatError::ChecksumMismatch {
             field: "checksum",
             stored,
             computed,
-        })
+        }))
     }
 }
 
 /// The checks every header starts with, in this order: at least
-/// [`HEADER_LEN`] bytes ([`Error::Truncated`] `header`, unless the bytes
-/// there already differ from the magic: [`Error::BadMagic`], since a short
+/// [`HEADER_LEN`] bytes ([`FormatError::Truncated`] `header`, unless the bytes
+/// there already differ from the magic: [`FormatError::BadMagic`], since a short
 /// input that is not a lesshash file is better called that), the `magic`
-/// ([`Error::BadMagic`]), the `version` ([`Error::UnsupportedVersion`]) and
-/// the `header_checksum` ([`Error::ChecksumMismatch`]). Returns the header
+/// ([`FormatError::BadMagic`]), the `version` ([`FormatError::UnsupportedVersion`]) and
+/// the `header_checksum` ([`FormatError::ChecksumMismatch`]). Returns the header
 /// bytes, whose fields are then the writer's (or a deliberate forgery's).
 pub(crate) fn check_preamble<'a>(
     bytes: &'a [u8],
@@ -126,40 +127,40 @@ pub(crate) fn check_preamble<'a>(
     let b: &[u8; HEADER_LEN] = bytes
         .get(..HEADER_LEN)
         .and_then(|h| h.try_into().ok())
-        .ok_or(Error::Truncated {
+        .ok_or(Error::Format(FormatError::Truncated {
             field: "header",
             needed: HEADER_LEN as u64,
             got: bytes.len() as u64,
-        })?;
+        }))?;
     let found = u16::from_le_bytes([b[8], b[9]]);
     if found != version {
-        return Err(Error::UnsupportedVersion {
+        return Err(Error::Format(FormatError::UnsupportedVersion {
             found,
             supported: version,
-        });
+        }));
     }
     let stored = le_u64(&b[HEADER_CHECKSUM_AT..]);
     let computed = xxh3_64(&b[..HEADER_CHECKSUM_AT]);
     if stored != computed {
-        return Err(Error::ChecksumMismatch {
+        return Err(Error::Format(FormatError::ChecksumMismatch {
             field: "header_checksum",
             stored,
             computed,
-        });
+        }));
     }
     Ok(b)
 }
 
-/// [`Error::BadMagic`] if the first bytes of `bytes` (up to 8; fewer for a
+/// [`FormatError::BadMagic`] if the first bytes of `bytes` (up to 8; fewer for a
 /// short input) are not `magic`'s.
 fn check_magic_prefix(bytes: &[u8], magic: &[u8; 8]) -> Result<(), Error> {
     let n = bytes.len().min(8);
     if bytes[..n] == magic[..n] {
         Ok(())
     } else {
-        Err(Error::BadMagic {
+        Err(Error::Format(FormatError::BadMagic {
             found: bytes[..n].iter().map(|x| format!("{x:02x}")).collect(),
-        })
+        }))
     }
 }
 
@@ -171,8 +172,8 @@ pub(crate) fn seal_header(b: &mut [u8; HEADER_LEN]) {
 }
 
 /// Checks that an input of `len` bytes is exactly one item whose payload
-/// is `payload_len` bytes: [`Error::Truncated`] naming the part cut short
-/// (`payload` or `checksum`), [`Error::SizeMismatch`] (`input length`) for
+/// is `payload_len` bytes: [`FormatError::Truncated`] naming the part cut short
+/// (`payload` or `checksum`), [`FormatError::SizeMismatch`] (`input length`) for
 /// extra bytes. `payload_len` comes from a validated header (at most
 /// 2^43), so the sums cannot overflow.
 pub(crate) fn check_input_len(len: u64, payload_len: u64) -> Result<(), Error> {
@@ -184,18 +185,18 @@ pub(crate) fn check_input_len(len: u64, payload_len: u64) -> Result<(), Error> {
         } else {
             ("checksum", total)
         };
-        return Err(Error::Truncated {
+        return Err(Error::Format(FormatError::Truncated {
             field,
             needed,
             got: len,
-        });
+        }));
     }
     if len > total {
-        return Err(Error::SizeMismatch {
+        return Err(Error::Format(FormatError::SizeMismatch {
             field: "input length",
             expected: total,
             found: len,
-        });
+        }));
     }
     Ok(())
 }
@@ -254,19 +255,19 @@ pub(crate) fn load_framed(
     check_checksum(le_u64(&bytes[payload_end..]), hasher.digest())
 }
 
-/// Reads the header at the start of a stream: [`Error::Truncated`]
-/// (`header`) if the stream ends first, or [`Error::BadMagic`] if what
+/// Reads the header at the start of a stream: [`FormatError::Truncated`]
+/// (`header`) if the stream ends first, or [`FormatError::BadMagic`] if what
 /// came does not start as `magic` does. The caller parses it.
 pub(crate) fn read_header<R: Read>(r: &mut R, magic: &[u8; 8]) -> Result<[u8; HEADER_LEN], Error> {
     let mut header = [0u8; HEADER_LEN];
     let got = read_full(r, &mut header, "reading the header")?;
     if got < HEADER_LEN {
         check_magic_prefix(&header[..got], magic)?;
-        return Err(Error::Truncated {
+        return Err(Error::Format(FormatError::Truncated {
             field: "header",
             needed: HEADER_LEN as u64,
             got: got as u64,
-        });
+        }));
     }
     Ok(header)
 }
@@ -277,7 +278,7 @@ pub(crate) fn read_header<R: Read>(r: &mut R, magic: &[u8; 8]) -> Result<[u8; HE
 /// `trusted_len`: the input is known to hold it all (a file whose length
 /// was checked), so it is allocated at once whatever its size. Otherwise
 /// payloads above [`EAGER_LIMIT`] grow as bytes arrive, so a header that
-/// promises terabytes over a short stream fails with [`Error::Truncated`]
+/// promises terabytes over a short stream fails with [`FormatError::Truncated`]
 /// after allocating about what was read. `name` is the parameter an
 /// [`Error::Allocation`] reports. The stream is left just after the
 /// trailer.
@@ -318,21 +319,21 @@ pub(crate) fn read_payload<R: Read>(
         hasher.update(&buf[..n]);
         filled += n;
         if n < buf.len() {
-            return Err(Error::Truncated {
+            return Err(Error::Format(FormatError::Truncated {
                 field: "payload",
                 needed: (HEADER_LEN + len) as u64,
                 got: (HEADER_LEN + filled) as u64,
-            });
+            }));
         }
     }
     let mut trailer = [0u8; TRAILER_LEN];
     let got = read_full(&mut r, &mut trailer, "reading the checksum")?;
     if got < TRAILER_LEN {
-        return Err(Error::Truncated {
+        return Err(Error::Format(FormatError::Truncated {
             field: "checksum",
             needed: (HEADER_LEN + len + TRAILER_LEN) as u64,
             got: (HEADER_LEN + len + got) as u64,
-        });
+        }));
     }
     check_checksum(u64::from_le_bytes(trailer), hasher.digest())?;
     if cfg!(target_endian = "big") {
@@ -412,7 +413,7 @@ pub(crate) fn open_sized(path: &Path) -> Result<(File, Option<u64>), Error> {
 
 /// After a whole item was read from a stream (see [`open_sized`]): the
 /// stream must end there, as a file must hold exactly one item.
-/// [`Error::SizeMismatch`] (`input length`; `found` is a lower bound: one
+/// [`FormatError::SizeMismatch`] (`input length`; `found` is a lower bound: one
 /// byte more is enough to tell, and a stream may never end).
 pub(crate) fn check_stream_end<R: Read>(mut r: R, total: u64) -> Result<(), Error> {
     let mut byte = [0u8; 1];
@@ -420,11 +421,11 @@ pub(crate) fn check_stream_end<R: Read>(mut r: R, total: u64) -> Result<(), Erro
         match r.read(&mut byte) {
             Ok(0) => return Ok(()),
             Ok(_) => {
-                return Err(Error::SizeMismatch {
+                return Err(Error::Format(FormatError::SizeMismatch {
                     field: "input length",
                     expected: total,
                     found: total + 1,
-                });
+                }));
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(io_err("reading past the end")(e)),
@@ -465,13 +466,12 @@ pub(crate) fn write_file(
                 .map_err(io_err("opening the output"))?;
             write(&mut file)
         }
-        Ok(_) => Err(Error::invalid(
-            "path",
-            format!(
+        Ok(_) => Err(Error::UnusablePath {
+            reason: format!(
                 "{} is not a regular file, a FIFO or a character device",
                 target.display()
             ),
-        )),
+        }),
         Err(e) if e.kind() == ErrorKind::NotFound => write_file_atomic(&target, write),
         Err(e) => Err(io_err("reading the output's metadata")(e)),
     }
@@ -487,9 +487,9 @@ fn write_file_atomic(
     path: &Path,
     write: impl FnOnce(&mut File) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::invalid("path", format!("{} has no file name", path.display())))?;
+    let name = path.file_name().ok_or_else(|| Error::UnusablePath {
+        reason: format!("{} has no file name", path.display()),
+    })?;
     let dir = parent_dir(path);
     let (tmp, mut file) =
         create_temp_beside(path, name).map_err(io_err("creating the temporary file"))?;
@@ -540,7 +540,7 @@ mod tests {
         for (len, field) in [(0, "payload"), (79, "payload"), (80, "checksum")] {
             let err = check_input_len(len, 16).unwrap_err();
             assert!(
-                matches!(err, Error::Truncated { field: f, got, .. } if f == field && got == len),
+                matches!(err, Error::Format(FormatError::Truncated { field: f, got, .. }) if f == field && got == len),
                 "{len}: {err}"
             );
         }

@@ -82,7 +82,7 @@ impl<'a> FilterView<'a> {
     /// verified before (e.g. with [`new`](Self::new) by another process).
     ///
     /// # Errors
-    /// As [`new`](Self::new) except [`Error::ChecksumMismatch`] for the
+    /// As [`new`](Self::new) except [`FormatError::ChecksumMismatch`](crate::FormatError::ChecksumMismatch) for the
     /// payload.
     pub fn new_unverified(bytes: &'a [u8]) -> Result<Self, Error> {
         Self::open(bytes, false)

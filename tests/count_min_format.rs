@@ -6,6 +6,7 @@
 //! promising 2^40 counters over a short stream, golden files, atomic file
 //! writes.
 
+use lesshash::FormatError;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -392,7 +393,7 @@ fn every_truncation_is_rejected() {
                     .err()
                     .unwrap_or_else(|| panic!("{ctx}: way {way} accepted"));
                 assert!(
-                    matches!(err, Error::Truncated { .. }),
+                    matches!(err, Error::Format(FormatError::Truncated { .. })),
                     "{ctx} way {way}: {err}"
                 );
             }
@@ -410,10 +411,10 @@ fn appended_bytes_are_rejected_by_from_bytes() {
             assert!(
                 matches!(
                     err,
-                    Error::SizeMismatch {
+                    Error::Format(FormatError::SizeMismatch {
                         field: "input length",
                         ..
-                    }
+                    })
                 ),
                 "{err}"
             );
@@ -428,10 +429,16 @@ fn appended_bytes_are_rejected_by_from_bytes() {
 fn the_two_formats_refuse_each_other() {
     let f = lesshash::BloomFilter::with_fpr(100, 0.01).unwrap();
     let err = CountMinSketch::from_bytes(&f.to_bytes()).unwrap_err();
-    assert!(matches!(err, Error::BadMagic { .. }), "{err}");
+    assert!(
+        matches!(err, Error::Format(FormatError::BadMagic { .. })),
+        "{err}"
+    );
     let s = CountMinSketch::with_error(0.1, 0.1).unwrap();
     let err = lesshash::BloomFilter::from_bytes(&s.to_bytes()).unwrap_err();
-    assert!(matches!(err, Error::BadMagic { .. }), "{err}");
+    assert!(
+        matches!(err, Error::Format(FormatError::BadMagic { .. })),
+        "{err}"
+    );
 }
 
 proptest! {
@@ -502,12 +509,17 @@ fn each_bad_field_gives_its_own_error_naming_it() {
     let cases: Vec<Case> = vec![
         (
             patched(&d, 0, b"\x89LHBF\r\n\x1a"),
-            |e| matches!(e, Error::BadMagic { .. }),
+            |e| matches!(e, Error::Format(FormatError::BadMagic { .. })),
             "`magic`",
         ),
         (
             patched(&d, 8, &2u16.to_le_bytes()),
-            |e| matches!(e, Error::UnsupportedVersion { found: 2, .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::UnsupportedVersion { found: 2, .. })
+                )
+            },
             "`version` 2",
         ),
         (
@@ -519,10 +531,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::ChecksumMismatch {
+                    Error::Format(FormatError::ChecksumMismatch {
                         field: "header_checksum",
                         ..
-                    }
+                    })
                 )
             },
             "`header_checksum`",
@@ -532,10 +544,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "scheme",
                         id: 0
-                    }
+                    })
                 )
             },
             "`scheme` id 0",
@@ -545,10 +557,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "scheme",
                         id: 3
-                    }
+                    })
                 )
             },
             "`scheme` id 3",
@@ -558,10 +570,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "hash",
                         id: 2
-                    }
+                    })
                 )
             },
             "`hash` id 2",
@@ -571,32 +583,52 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::OutOfRange {
+                    Error::Format(FormatError::OutOfRange {
                         field: "conservative",
                         ..
-                    }
+                    })
                 )
             },
             "`conservative` out of range",
         ),
         (
             patched(&d, 13, &[1]),
-            |e| matches!(e, Error::NonZeroPadding { field: "flags" }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::NonZeroPadding { field: "flags" })
+                )
+            },
             "`flags`",
         ),
         (
             patched(&d, 15, &[0x80]),
-            |e| matches!(e, Error::NonZeroPadding { field: "reserved" }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::NonZeroPadding { field: "reserved" })
+                )
+            },
             "`reserved`",
         ),
         (
             patched(&d, 16, &u32le(0)),
-            |e| matches!(e, Error::OutOfRange { field: "depth", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "depth", .. })
+                )
+            },
             "`depth` out of range",
         ),
         (
             patched(&c, 16, &u32le(CountMinSketch::MAX_ROWS + 1)),
-            |e| matches!(e, Error::OutOfRange { field: "depth", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "depth", .. })
+                )
+            },
             "`depth` out of range",
         ),
         (
@@ -604,10 +636,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::OutOfRange {
+                    Error::Format(FormatError::OutOfRange {
                         field: "copies",
                         ..
-                    }
+                    })
                 )
             },
             "`copies` out of range",
@@ -618,10 +650,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::OutOfRange {
+                    Error::Format(FormatError::OutOfRange {
                         field: "copies",
                         ..
-                    }
+                    })
                 )
             },
             "one copy",
@@ -632,27 +664,42 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::OutOfRange {
+                    Error::Format(FormatError::OutOfRange {
                         field: "copies",
                         ..
-                    }
+                    })
                 )
             },
             "tables allowed",
         ),
         (
             patched(&c, 32, &u64le(0)),
-            |e| matches!(e, Error::OutOfRange { field: "width", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "width", .. })
+                )
+            },
             "`width` out of range",
         ),
         (
             patched(&c, 32, &u64le(u64::MAX)),
-            |e| matches!(e, Error::OutOfRange { field: "width", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "width", .. })
+                )
+            },
             "`width` out of range",
         ),
         (
             patched(&c, 32, &u64le(CountMinSketch::MAX_COUNTERS)),
-            |e| matches!(e, Error::OutOfRange { field: "width", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "width", .. })
+                )
+            },
             "counters allowed",
         ),
         (
@@ -665,18 +712,33 @@ fn each_bad_field_gives_its_own_error_naming_it() {
                         .unwrap(),
                 ),
             ),
-            |e| matches!(e, Error::OutOfRange { field: "width", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "width", .. })
+                )
+            },
             "counters allowed",
         ),
         (
             patched(&d, 32, &u64le(14)),
-            |e| matches!(e, Error::OutOfRange { field: "width", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "width", .. })
+                )
+            },
             "prime width",
         ),
         (
             // depth 3 > width 2 under the two-hash scheme.
             patched(&d, 32, &u64le(2)),
-            |e| matches!(e, Error::OutOfRange { field: "depth", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "depth", .. })
+                )
+            },
             "depth <= width",
         ),
         (
@@ -684,10 +746,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::SizeMismatch {
+                    Error::Format(FormatError::SizeMismatch {
                         field: "payload_len",
                         ..
-                    }
+                    })
                 )
             },
             "`payload_len`",
@@ -701,30 +763,45 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::ChecksumMismatch {
+                    Error::Format(FormatError::ChecksumMismatch {
                         field: "checksum",
                         ..
-                    }
+                    })
                 )
             },
             "`checksum` mismatch",
         ),
         (
             patched(&d, 40, &u64le(0)),
-            |e| matches!(e, Error::OutOfRange { field: "total", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "total", .. })
+                )
+            },
             "`total` out of range",
         ),
         (
             // One below the largest counter (the estimate of a heavy key is
             // at most the total; a file may not claim less).
             patched(&c, 40, &u64le(classic_max(&c) - 1)),
-            |e| matches!(e, Error::OutOfRange { field: "total", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "total", .. })
+                )
+            },
             "no counter can exceed",
         ),
         (
             // One counter raised above the total.
             patched(&d, 64 + 8 * 17, &u64le(double.total() + 1)),
-            |e| matches!(e, Error::OutOfRange { field: "total", .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "total", .. })
+                )
+            },
             "counter 4 of table 1",
         ),
     ];
@@ -788,11 +865,11 @@ fn a_huge_header_over_a_short_input_is_truncated_without_allocating_it() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "payload",
                 got: 1064,
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -807,10 +884,10 @@ fn a_huge_header_over_a_short_input_is_truncated_without_allocating_it() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "payload",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -825,10 +902,10 @@ fn a_huge_header_over_a_short_input_is_truncated_without_allocating_it() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "payload",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -847,10 +924,10 @@ fn the_stream_reader_grows_with_the_data() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "payload",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -897,10 +974,7 @@ fn write_file_is_atomic_and_read_file_round_trips() {
     let sub = dir.path().join("sub");
     std::fs::create_dir(&sub).unwrap();
     let err = a.write_file(&sub).unwrap_err();
-    assert!(
-        matches!(err, Error::InvalidParameter { name: "path", .. }),
-        "{err}"
-    );
+    assert!(matches!(err, Error::UnusablePath { .. }), "{err}");
     assert!(sub.is_dir());
 
     // read_file checks the length before allocating.
@@ -910,10 +984,10 @@ fn write_file_is_atomic_and_read_file_round_trips() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "checksum",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -922,10 +996,10 @@ fn write_file_is_atomic_and_read_file_round_trips() {
     assert!(
         matches!(
             err,
-            Error::SizeMismatch {
+            Error::Format(FormatError::SizeMismatch {
                 field: "input length",
                 ..
-            }
+            })
         ),
         "{err}"
     );

@@ -5,6 +5,7 @@
 
 mod common;
 
+use lesshash::FormatError;
 use std::io::Read;
 
 use lesshash::format::{HEADER_LEN, Header, MAGIC};
@@ -315,10 +316,10 @@ fn large_payload_grows_and_round_trips() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "payload",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -408,29 +409,29 @@ fn header_and_payload_parts_skip_only_the_payload_checksum() {
         let short = BloomFilter::from_header_and_payload(&header, &payload[..payload.len() - 8]);
         assert!(matches!(
             short,
-            Err(Error::SizeMismatch {
+            Err(Error::Format(FormatError::SizeMismatch {
                 field: "payload",
                 ..
-            })
+            }))
         ));
         let mut long = header.to_vec();
         long.push(0);
         let long = BloomFilter::from_header_and_payload(&long, &payload);
         assert!(matches!(
             long,
-            Err(Error::SizeMismatch {
+            Err(Error::Format(FormatError::SizeMismatch {
                 field: "header",
                 ..
-            })
+            }))
         ));
         let cut = BloomFilter::from_header_and_payload(&header[..63], &payload);
         assert!(
             matches!(
                 cut,
-                Err(Error::Truncated {
+                Err(Error::Format(FormatError::Truncated {
                     field: "header",
                     ..
-                })
+                }))
             ),
             "{cut:?}"
         );
@@ -481,9 +482,15 @@ fn every_truncation_is_rejected() {
                 &format!("{:?} {:?} len {len}", f.layout(), f.scheme()),
             );
             let err = BloomFilter::from_bytes(&bytes[..len]).unwrap_err();
-            assert!(matches!(err, Error::Truncated { .. }), "len {len}: {err}");
+            assert!(
+                matches!(err, Error::Format(FormatError::Truncated { .. })),
+                "len {len}: {err}"
+            );
             let err = BloomFilter::read_from(&bytes[..len]).unwrap_err();
-            assert!(matches!(err, Error::Truncated { .. }), "len {len}: {err}");
+            assert!(
+                matches!(err, Error::Format(FormatError::Truncated { .. })),
+                "len {len}: {err}"
+            );
         }
     }
 }
@@ -574,17 +581,27 @@ fn each_bad_field_gives_its_own_error_naming_it() {
     let cases: Vec<Case> = vec![
         (
             patched(&b, 0, b"NOTLHBF!"),
-            |e| matches!(e, Error::BadMagic { .. }),
+            |e| matches!(e, Error::Format(FormatError::BadMagic { .. })),
             "`magic`",
         ),
         (
             patched(&b, 8, &2u16.to_le_bytes()),
-            |e| matches!(e, Error::UnsupportedVersion { found: 2, .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::UnsupportedVersion { found: 2, .. })
+                )
+            },
             "`version` 2",
         ),
         (
             patched(&b, 8, &0u16.to_le_bytes()),
-            |e| matches!(e, Error::UnsupportedVersion { found: 0, .. }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::UnsupportedVersion { found: 0, .. })
+                )
+            },
             "`version`",
         ),
         (
@@ -592,10 +609,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "layout",
                         id: 9
-                    }
+                    })
                 )
             },
             "`layout` id 9",
@@ -605,10 +622,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "layout",
                         ..
-                    }
+                    })
                 )
             },
             "`layout`",
@@ -618,10 +635,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "scheme",
                         id: 5
-                    }
+                    })
                 )
             },
             "`scheme` id 5",
@@ -631,32 +648,42 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::UnknownId {
+                    Error::Format(FormatError::UnknownId {
                         field: "hash",
                         id: 2
-                    }
+                    })
                 )
             },
             "`hash` id 2",
         ),
         (
             patched(&b, 13, &[1]),
-            |e| matches!(e, Error::NonZeroPadding { field: "flags" }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::NonZeroPadding { field: "flags" })
+                )
+            },
             "`flags`",
         ),
         (
             patched(&b, 15, &[1]),
-            |e| matches!(e, Error::NonZeroPadding { field: "reserved" }),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::NonZeroPadding { field: "reserved" })
+                )
+            },
             "`reserved`",
         ),
         (
             patched(&b, 16, &0u32.to_le_bytes()),
-            |e| matches!(e, Error::OutOfRange { field: "k", .. }),
+            |e| matches!(e, Error::Format(FormatError::OutOfRange { field: "k", .. })),
             "`k`",
         ),
         (
             patched(&b, 16, &65u32.to_le_bytes()),
-            |e| matches!(e, Error::OutOfRange { field: "k", .. }),
+            |e| matches!(e, Error::Format(FormatError::OutOfRange { field: "k", .. })),
             "`k`",
         ),
         (
@@ -664,28 +691,28 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::OutOfRange {
+                    Error::Format(FormatError::OutOfRange {
                         field: "block_bits",
                         ..
-                    }
+                    })
                 )
             },
             "`block_bits`",
         ),
         (
             patched(&b, 32, &0u64.to_le_bytes()),
-            |e| matches!(e, Error::OutOfRange { field: "m", .. }),
+            |e| matches!(e, Error::Format(FormatError::OutOfRange { field: "m", .. })),
             "`m`",
         ),
         (
             patched(&b, 32, &(1u64 << 47).to_le_bytes()),
-            |e| matches!(e, Error::OutOfRange { field: "m", .. }),
+            |e| matches!(e, Error::Format(FormatError::OutOfRange { field: "m", .. })),
             "`m`",
         ),
         // Partitioned needs m to be a multiple of k.
         (
             patched(&b, 32, &998u64.to_le_bytes()),
-            |e| matches!(e, Error::OutOfRange { field: "m", .. }),
+            |e| matches!(e, Error::Format(FormatError::OutOfRange { field: "m", .. })),
             "partitioned",
         ),
         (
@@ -693,11 +720,11 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::SizeMismatch {
+                    Error::Format(FormatError::SizeMismatch {
                         field: "payload_len",
                         expected: 128,
                         found: 120
-                    }
+                    })
                 )
             },
             "`payload_len`",
@@ -709,11 +736,11 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::SizeMismatch {
+                    Error::Format(FormatError::SizeMismatch {
                         field: "payload_len",
                         expected: 120,
                         found: 128
-                    }
+                    })
                 )
             },
             "`payload_len`",
@@ -727,10 +754,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::ChecksumMismatch {
+                    Error::Format(FormatError::ChecksumMismatch {
                         field: "header_checksum",
                         ..
-                    }
+                    })
                 )
             },
             "`header_checksum`",
@@ -744,10 +771,10 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::ChecksumMismatch {
+                    Error::Format(FormatError::ChecksumMismatch {
                         field: "checksum",
                         ..
-                    }
+                    })
                 )
             },
             "`checksum`",
@@ -757,11 +784,11 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::Truncated {
+                    Error::Format(FormatError::Truncated {
                         field: "header",
                         needed: 64,
                         got: 10
-                    }
+                    })
                 )
             },
             "`header`",
@@ -771,11 +798,11 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::Truncated {
+                    Error::Format(FormatError::Truncated {
                         field: "payload",
                         needed: 192,
                         got: 100
-                    }
+                    })
                 )
             },
             "`payload`",
@@ -785,11 +812,11 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             |e| {
                 matches!(
                     e,
-                    Error::Truncated {
+                    Error::Format(FormatError::Truncated {
                         field: "checksum",
                         needed: 200,
                         got: 195
-                    }
+                    })
                 )
             },
             "`checksum`",
@@ -820,9 +847,9 @@ fn nonzero_padding_bits_are_rejected() {
         assert!(
             matches!(
                 err,
-                Error::NonZeroPadding {
+                Error::Format(FormatError::NonZeroPadding {
                     field: "payload padding bits"
-                }
+                })
             ),
             "{err}"
         );
@@ -835,7 +862,10 @@ fn nonzero_padding_bits_are_rejected() {
     let padding_set = (993..1011).any(|p| b[64 + p / 8] >> (p % 8) & 1 == 1);
     assert!(padding_set, "the test needs a set bit in 993..1011");
     let err = BloomFilter::from_bytes(&patched(&b, 32, &993u64.to_le_bytes())).unwrap_err();
-    assert!(matches!(err, Error::NonZeroPadding { .. }), "{err}");
+    assert!(
+        matches!(err, Error::Format(FormatError::NonZeroPadding { .. })),
+        "{err}"
+    );
 }
 
 #[test]
@@ -912,10 +942,10 @@ fn write_file_is_atomic_and_read_file_round_trips() {
     assert!(
         matches!(
             err,
-            Error::Truncated {
+            Error::Format(FormatError::Truncated {
                 field: "checksum",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -924,10 +954,10 @@ fn write_file_is_atomic_and_read_file_round_trips() {
     assert!(
         matches!(
             err,
-            Error::SizeMismatch {
+            Error::Format(FormatError::SizeMismatch {
                 field: "input length",
                 ..
-            }
+            })
         ),
         "{err}"
     );
@@ -1453,11 +1483,11 @@ fn a_short_input_that_is_not_lesshash_is_bad_magic_not_truncated() {
         results.push(lesshash::MappedFilter::open(&path).map(|m| m.to_filter().unwrap()));
         for r in results {
             match (r, bad_magic) {
-                (Err(Error::BadMagic { .. }), true) => {}
+                (Err(Error::Format(FormatError::BadMagic { .. })), true) => {}
                 (
-                    Err(Error::Truncated {
+                    Err(Error::Format(FormatError::Truncated {
                         field: "header", ..
-                    }),
+                    })),
                     false,
                 ) => {}
                 (other, _) => panic!("{input:?}: {other:?}"),
@@ -1466,7 +1496,7 @@ fn a_short_input_that_is_not_lesshash_is_bad_magic_not_truncated() {
         if bad_magic {
             let sketch = lesshash::CountMinSketch::from_bytes(&input);
             assert!(
-                matches!(sketch, Err(Error::BadMagic { .. })),
+                matches!(sketch, Err(Error::Format(FormatError::BadMagic { .. }))),
                 "{input:?}: {sketch:?}"
             );
         }

@@ -5,6 +5,7 @@
 
 #![cfg(feature = "mmap")]
 
+use lesshash::FormatError;
 use std::path::Path;
 
 use lesshash::{BloomFilter, Error, Layout, MappedFilter, Scheme, hash_key};
@@ -216,7 +217,10 @@ fn damaged_files_are_errors_at_open_never_a_crash() {
                 MappedFilter::open_unverified(&path)
             };
             match r {
-                Err(Error::Truncated { .. } | Error::SizeMismatch { .. }) => {}
+                Err(
+                    Error::Format(FormatError::Truncated { .. })
+                    | Error::Format(FormatError::SizeMismatch { .. }),
+                ) => {}
                 other => panic!("length {cut} (of {len}), verify {verify}: {other:?}"),
             }
         }
@@ -241,7 +245,7 @@ fn damaged_files_are_errors_at_open_never_a_crash() {
     std::fs::write(&path, &bytes).unwrap();
     assert!(matches!(
         MappedFilter::open(&path),
-        Err(Error::ChecksumMismatch { .. })
+        Err(Error::Format(FormatError::ChecksumMismatch { .. }))
     ));
     assert!(MappedFilter::open_unverified(&path).is_ok());
 }
@@ -250,7 +254,7 @@ fn damaged_files_are_errors_at_open_never_a_crash() {
 fn paths_that_are_not_filter_files_name_the_problem() {
     let dir = tempfile::tempdir().unwrap();
     match MappedFilter::open(dir.path()) {
-        Err(Error::InvalidParameter { name: "path", .. } | Error::Io { .. }) => {}
+        Err(Error::UnusablePath { .. } | Error::Io { .. }) => {}
         other => panic!("a directory: {other:?}"),
     }
     match MappedFilter::open(dir.path().join("missing")) {
@@ -284,10 +288,7 @@ fn a_fifo_is_refused_at_once_not_waited_on() {
             let _ = tx.send(r.map(drop));
         });
         match rx.recv_timeout(std::time::Duration::from_secs(10)) {
-            Ok(Err(Error::InvalidParameter {
-                name: "path",
-                reason,
-            })) => {
+            Ok(Err(Error::UnusablePath { reason })) => {
                 assert!(reason.contains("not a regular file"), "{reason}");
             }
             Ok(other) => panic!("verify={verify}: {other:?}"),
@@ -314,10 +315,7 @@ fn sockets_and_devices_are_refused_by_their_type() {
             MappedFilter::open_unverified(path),
         ] {
             match r {
-                Err(Error::InvalidParameter {
-                    name: "path",
-                    reason,
-                }) => {
+                Err(Error::UnusablePath { reason }) => {
                     assert!(reason.contains("not a regular file"), "{reason}");
                 }
                 other => panic!("{}: {other:?}", path.display()),
@@ -342,7 +340,7 @@ fn an_unmappable_regular_file_is_read_instead() {
             MappedFilter::open_unverified(path)
         };
         match r {
-            Err(Error::BadMagic { .. }) => {}
+            Err(Error::Format(FormatError::BadMagic { .. })) => {}
             other => panic!("verify={verify}: {other:?}"),
         }
     }

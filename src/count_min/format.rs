@@ -47,11 +47,11 @@
 //! [`CountMinSketch::read_from`] allocates at most
 //! [`EAGER_LIMIT`](crate::format::EAGER_LIMIT) bytes up front and grows with
 //! the data actually read, so a header promising 2^40 counters over a short
-//! stream fails with [`Error::Truncated`] after allocating about what was
+//! stream fails with [`FormatError::Truncated`] after allocating about what was
 //! read.
 //!
 //! **`total` against the counters.** After the checksum, every counter must
-//! be at most `total` ([`Error::OutOfRange`] `total` otherwise). Every
+//! be at most `total` ([`FormatError::OutOfRange`] `total` otherwise). Every
 //! sketch the library makes keeps that: an update adds `count` to `total`
 //! and raises a counter by at most `count` (conservative update raises it
 //! to at most `estimate + count <= total`), a merge adds both, and
@@ -65,6 +65,7 @@
 
 #![forbid(unsafe_code)]
 
+use crate::FormatError;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -166,31 +167,35 @@ impl Header {
     /// hold more than the header), in the order of `docs/format.md`.
     fn parse(bytes: &[u8]) -> Result<Self, Error> {
         let b = check_preamble(bytes, &MAGIC, VERSION)?;
-        let scheme = scheme_from_id(b[10]).ok_or(Error::UnknownId {
+        let scheme = scheme_from_id(b[10]).ok_or(Error::Format(FormatError::UnknownId {
             field: "scheme",
             id: b[10].into(),
-        })?;
+        }))?;
         if b[11] != HASH_XXH3 {
-            return Err(Error::UnknownId {
+            return Err(Error::Format(FormatError::UnknownId {
                 field: "hash",
                 id: b[11].into(),
-            });
+            }));
         }
         let conservative = match b[12] {
             0 => false,
             1 => true,
             x => {
-                return Err(Error::OutOfRange {
+                return Err(Error::Format(FormatError::OutOfRange {
                     field: "conservative",
                     reason: format!("must be 0 (plain) or 1 (conservative update), got {x}"),
-                });
+                }));
             }
         };
         if b[13] != 0 {
-            return Err(Error::NonZeroPadding { field: "flags" });
+            return Err(Error::Format(FormatError::NonZeroPadding {
+                field: "flags",
+            }));
         }
         if b[14..16] != [0, 0] {
-            return Err(Error::NonZeroPadding { field: "reserved" });
+            return Err(Error::Format(FormatError::NonZeroPadding {
+                field: "reserved",
+            }));
         }
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let dims = CountMinDimensions {
@@ -199,7 +204,7 @@ impl Header {
             copies: u32_at(20),
         };
         check_dimensions(scheme, dims)
-            .map_err(|(field, reason)| Error::OutOfRange { field, reason })?;
+            .map_err(|(field, reason)| Error::Format(FormatError::OutOfRange { field, reason }))?;
         let header = Self {
             scheme,
             conservative,
@@ -209,11 +214,11 @@ impl Header {
         };
         let payload_len = le_u64(&b[48..56]);
         if payload_len != header.payload_len() {
-            return Err(Error::SizeMismatch {
+            return Err(Error::Format(FormatError::SizeMismatch {
                 field: "payload_len",
                 expected: header.payload_len(),
                 found: payload_len,
-            });
+            }));
         }
         Ok(header)
     }
@@ -235,12 +240,12 @@ impl Header {
         }
     }
 
-    /// [`Error::OutOfRange`] (`total`) for the first counter above the
+    /// [`FormatError::OutOfRange`] (`total`) for the first counter above the
     /// total (`above`: its index), see the module docs.
     fn check_total(&self, sketch: &CountMinSketch, above: Option<usize>) -> Result<(), Error> {
         let Some(i) = above else { return Ok(()) };
         let width = self.dims.width as usize;
-        Err(Error::OutOfRange {
+        Err(Error::Format(FormatError::OutOfRange {
             field: "total",
             reason: format!(
                 "{} is below counter {} of table {} ({}): no counter can exceed the stream's total",
@@ -249,7 +254,7 @@ impl Header {
                 i / width,
                 sketch.slots()[i],
             ),
-        })
+        }))
     }
 
     /// Reads the payload and the checksum after this header.
@@ -317,16 +322,16 @@ impl CountMinSketch {
     /// during the copy; a mismatch returns an error, never the sketch.
     ///
     /// # Errors
-    /// In the order checked: [`Error::Truncated`] (`header`),
-    /// [`Error::BadMagic`], [`Error::UnsupportedVersion`],
-    /// [`Error::ChecksumMismatch`] (`header_checksum`), [`Error::UnknownId`]
-    /// (`scheme`, `hash`), [`Error::OutOfRange`] (`conservative`),
-    /// [`Error::NonZeroPadding`] (`flags`, `reserved`),
-    /// [`Error::OutOfRange`] (`width`, `depth`, `copies`),
-    /// [`Error::SizeMismatch`] (`payload_len`), [`Error::Truncated`]
-    /// (`payload`, `checksum`), [`Error::SizeMismatch`] (`input length`:
+    /// In the order checked: [`FormatError::Truncated`] (`header`),
+    /// [`FormatError::BadMagic`], [`FormatError::UnsupportedVersion`],
+    /// [`FormatError::ChecksumMismatch`] (`header_checksum`), [`FormatError::UnknownId`]
+    /// (`scheme`, `hash`), [`FormatError::OutOfRange`] (`conservative`),
+    /// [`FormatError::NonZeroPadding`] (`flags`, `reserved`),
+    /// [`FormatError::OutOfRange`] (`width`, `depth`, `copies`),
+    /// [`FormatError::SizeMismatch`] (`payload_len`), [`FormatError::Truncated`]
+    /// (`payload`, `checksum`), [`FormatError::SizeMismatch`] (`input length`:
     /// bytes after the sketch), [`Error::Allocation`] (`width`),
-    /// [`Error::ChecksumMismatch`] (`checksum`), [`Error::OutOfRange`]
+    /// [`FormatError::ChecksumMismatch`] (`checksum`), [`FormatError::OutOfRange`]
     /// (`total`: a counter above it).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let header = Header::parse(bytes)?;
@@ -371,7 +376,7 @@ impl CountMinSketch {
     ///
     /// # Errors
     /// [`Error::Io`] naming the step that failed;
-    /// [`Error::InvalidParameter`] (`path`) if `path` has no file name or is
+    /// [`Error::UnusablePath`] if `path` has no file name or is
     /// a directory, a socket or a block device.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         crate::persist::write_file(path.as_ref(), "writing the sketch", |w| self.write_to(w))
@@ -459,7 +464,10 @@ mod tests {
         wider.dims.width += 1;
         let err = Header::parse(&wider.to_bytes()).unwrap_err();
         assert!(
-            matches!(err, Error::OutOfRange { field: "width", .. }),
+            matches!(
+                err,
+                Error::Format(FormatError::OutOfRange { field: "width", .. })
+            ),
             "{err}"
         );
     }

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 use super::{HASH_XXH3, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION};
+use crate::FormatError;
 
 use crate::Error;
 use crate::bits::Block;
@@ -70,8 +71,8 @@ pub struct Header {
 
 impl Header {
     /// Checks that an input of `len` bytes is exactly this filter:
-    /// [`Error::Truncated`] naming the part cut short (`payload` or
-    /// `checksum`), [`Error::SizeMismatch`] (`input length`) for extra
+    /// [`FormatError::Truncated`] naming the part cut short (`payload` or
+    /// `checksum`), [`FormatError::SizeMismatch`] (`input length`) for extra
     /// bytes. The in-memory and the file loaders share it.
     pub(super) fn check_len(&self, len: u64) -> Result<(), Error> {
         check_input_len(len, self.payload_len())
@@ -124,72 +125,76 @@ impl Header {
     /// hold more than the header).
     ///
     /// # Errors
-    /// [`Error::Truncated`] (fewer than 64 bytes), [`Error::BadMagic`],
-    /// [`Error::UnsupportedVersion`], [`Error::ChecksumMismatch`]
-    /// (`header_checksum`), [`Error::UnknownId`] (`layout`, `scheme`,
-    /// `hash`), [`Error::NonZeroPadding`] (`flags`, `reserved`),
-    /// [`Error::OutOfRange`] (`k`, `m`, `block_bits`), [`Error::SizeMismatch`]
+    /// [`FormatError::Truncated`] (fewer than 64 bytes), [`FormatError::BadMagic`],
+    /// [`FormatError::UnsupportedVersion`], [`FormatError::ChecksumMismatch`]
+    /// (`header_checksum`), [`FormatError::UnknownId`] (`layout`, `scheme`,
+    /// `hash`), [`FormatError::NonZeroPadding`] (`flags`, `reserved`),
+    /// [`FormatError::OutOfRange`] (`k`, `m`, `block_bits`), [`FormatError::SizeMismatch`]
     /// (`payload_len`).
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
         let b = check_preamble(bytes, &MAGIC, VERSION)?;
 
-        let layout = layout_from_id(b[10]).ok_or(Error::UnknownId {
+        let layout = layout_from_id(b[10]).ok_or(Error::Format(FormatError::UnknownId {
             field: "layout",
             id: b[10].into(),
-        })?;
-        let scheme = scheme_from_id(b[11]).ok_or(Error::UnknownId {
+        }))?;
+        let scheme = scheme_from_id(b[11]).ok_or(Error::Format(FormatError::UnknownId {
             field: "scheme",
             id: b[11].into(),
-        })?;
+        }))?;
         if b[12] != HASH_XXH3 {
-            return Err(Error::UnknownId {
+            return Err(Error::Format(FormatError::UnknownId {
                 field: "hash",
                 id: b[12].into(),
-            });
+            }));
         }
         if b[13] != 0 {
-            return Err(Error::NonZeroPadding { field: "flags" });
+            return Err(Error::Format(FormatError::NonZeroPadding {
+                field: "flags",
+            }));
         }
         if b[14..16] != [0, 0] {
-            return Err(Error::NonZeroPadding { field: "reserved" });
+            return Err(Error::Format(FormatError::NonZeroPadding {
+                field: "reserved",
+            }));
         }
         let k = u32::from_le_bytes([b[16], b[17], b[18], b[19]]);
         if k == 0 || k > MAX_HASHES {
-            return Err(Error::OutOfRange {
+            return Err(Error::Format(FormatError::OutOfRange {
                 field: "k",
                 reason: format!("must be between 1 and {MAX_HASHES}, got {k}"),
-            });
+            }));
         }
         let block = u32::from_le_bytes([b[20], b[21], b[22], b[23]]);
         if block != block_bits(layout) {
-            return Err(Error::OutOfRange {
+            return Err(Error::Format(FormatError::OutOfRange {
                 field: "block_bits",
                 reason: format!(
                     "the {} layout has {} bits per block, got {block}",
                     layout.name(),
                     block_bits(layout)
                 ),
-            });
+            }));
         }
         let seed = le_u64(&b[24..32]);
         let m = le_u64(&b[32..40]);
         if m == 0 || m > MAX_BITS {
-            return Err(Error::OutOfRange {
+            return Err(Error::Format(FormatError::OutOfRange {
                 field: "m",
                 reason: format!("must be between 1 and {MAX_BITS}, got {m}"),
-            });
+            }));
         }
         // The layout says which m it stores for k probes (e.g. a multiple
         // of k for partitioned), the rule the builder sizes by: a stored m
         // it would not produce is rejected.
         if layout.stored_bits(m, k).ok() != Some(m) {
-            return Err(Error::OutOfRange {
+            return Err(Error::Format(FormatError::OutOfRange {
                 field: "m",
                 reason: format!(
                     "{m} bits with k = {k} is not a valid size for the {} layout",
                     layout.name()
                 ),
-            });
+            }));
         }
         let header = Self {
             layout,
@@ -202,11 +207,11 @@ impl Header {
         };
         let payload_len = le_u64(&b[48..56]);
         if payload_len != header.payload_len() {
-            return Err(Error::SizeMismatch {
+            return Err(Error::Format(FormatError::SizeMismatch {
                 field: "payload_len",
                 expected: header.payload_len(),
                 found: payload_len,
-            });
+            }));
         }
         Ok(header)
     }

@@ -37,7 +37,7 @@
 //! checksum before allocating; [`BloomFilter::read_from`] allocates at most
 //! 64 MiB up front and grows with the data actually read, so a
 //! header promising terabytes over a short stream fails with
-//! [`Error::Truncated`] after allocating about what was read.
+//! [`FormatError::Truncated`] after allocating about what was read.
 
 #![forbid(unsafe_code)]
 
@@ -45,6 +45,7 @@ pub(crate) mod header;
 
 pub use header::Header;
 
+use crate::FormatError;
 use std::io::{Read, Write};
 use std::path::Path;
 
@@ -95,9 +96,9 @@ pub(crate) fn validate(bytes: &[u8], verify_checksum: bool) -> Result<(Header, &
 fn check_padding(header: &Header, last_word: u64) -> Result<(), Error> {
     let used = header.num_bits % 64;
     if used != 0 && last_word >> used != 0 {
-        return Err(Error::NonZeroPadding {
+        return Err(Error::Format(FormatError::NonZeroPadding {
             field: "payload padding bits",
-        });
+        }));
     }
     Ok(())
 }
@@ -146,9 +147,9 @@ impl BloomFilter {
     ///
     /// # Errors
     /// Any of the format errors (see [`Header::parse`]), plus
-    /// [`Error::Truncated`] (`payload`, `checksum`), [`Error::SizeMismatch`]
-    /// (`input length`: bytes after the filter), [`Error::ChecksumMismatch`]
-    /// (`checksum`), [`Error::NonZeroPadding`] (`payload padding bits`).
+    /// [`FormatError::Truncated`] (`payload`, `checksum`), [`FormatError::SizeMismatch`]
+    /// (`input length`: bytes after the filter), [`FormatError::ChecksumMismatch`]
+    /// (`checksum`), [`FormatError::NonZeroPadding`] (`payload padding bits`).
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         // The allocation is bounded by the input's length (checked here), so
         // the checksum can be verified during the copy.
@@ -193,7 +194,7 @@ impl BloomFilter {
     ///
     /// # Errors
     /// [`Error::Io`] naming the step that failed;
-    /// [`Error::InvalidParameter`] (`path`) if `path` has no file name or is
+    /// [`Error::UnusablePath`] if `path` has no file name or is
     /// a directory, a socket or a block device.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         crate::persist::write_file(path.as_ref(), "writing the filter", |w| self.write_to(w))
@@ -272,25 +273,25 @@ impl BloomFilter {
     /// ```
     ///
     /// # Errors
-    /// As [`Header::parse`] for `header`, [`Error::SizeMismatch`]
+    /// As [`Header::parse`] for `header`, [`FormatError::SizeMismatch`]
     /// (`header` for bytes after the header's 64, `payload` for a length
-    /// other than the header's `payload_len`), [`Error::NonZeroPadding`]
+    /// other than the header's `payload_len`), [`FormatError::NonZeroPadding`]
     /// (`payload padding bits`), [`Error::Allocation`].
     pub fn from_header_and_payload(header: &[u8], payload: &[u8]) -> Result<Self, Error> {
         if header.len() > HEADER_LEN {
-            return Err(Error::SizeMismatch {
+            return Err(Error::Format(FormatError::SizeMismatch {
                 field: "header",
                 expected: HEADER_LEN as u64,
                 found: header.len() as u64,
-            });
+            }));
         }
         let parsed = Header::parse(header)?;
         if payload.len() as u64 != parsed.payload_len() {
-            return Err(Error::SizeMismatch {
+            return Err(Error::Format(FormatError::SizeMismatch {
                 field: "payload",
                 expected: parsed.payload_len(),
                 found: payload.len() as u64,
-            });
+            }));
         }
         check_padding(&parsed, le_u64(&payload[payload.len() - 8..]))?;
         let mut filter = BloomFilter::from_geometry(parsed.geometry())?;
@@ -362,11 +363,11 @@ mod tests {
         assert!(
             matches!(
                 err,
-                Error::Truncated {
+                Error::Format(FormatError::Truncated {
                     field: "payload",
                     got: 1064,
                     ..
-                }
+                })
             ),
             "{err}"
         );

@@ -53,6 +53,7 @@
 
 pub(crate) mod thrift;
 
+use crate::FormatError;
 use thrift::{parquet_header, parse_parquet_header};
 
 use std::io::Write;
@@ -352,25 +353,25 @@ impl SplitBlockFilter {
     /// `Sbbf::from_bytes` reads).
     ///
     /// # Errors
-    /// As [`parse_parquet_header`]; [`Error::Truncated`] (`bitset`) if the
-    /// input is shorter than the header says; [`Error::SizeMismatch`]
+    /// As [`parse_parquet_header`]; [`FormatError::Truncated`] (`bitset`) if the
+    /// input is shorter than the header says; [`FormatError::SizeMismatch`]
     /// (`input length`) if it is longer.
     pub fn from_parquet_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let header = parse_parquet_header(bytes)?;
         let end = header.header_len as u64 + header.num_bytes as u64;
         if (bytes.len() as u64) < end {
-            return Err(Error::Truncated {
+            return Err(Error::Format(FormatError::Truncated {
                 field: "bitset",
                 needed: end,
                 got: bytes.len() as u64,
-            });
+            }));
         }
         if bytes.len() as u64 > end {
-            return Err(Error::SizeMismatch {
+            return Err(Error::Format(FormatError::SizeMismatch {
                 field: "input length",
                 expected: end,
                 found: bytes.len() as u64,
-            });
+            }));
         }
         Self::from_parquet_bitset(&bytes[header.header_len..])
     }

@@ -6,6 +6,7 @@
 
 use super::BLOCK_BYTES;
 use crate::Error;
+use crate::FormatError;
 
 /// The Thrift compact encoding of a `BloomFilterHeader` for a bitset of
 /// `num_bytes` bytes: `numBytes`, `algorithm` = BLOCK, `hash` = XXHASH,
@@ -56,12 +57,12 @@ pub struct ParquetHeader {
 /// do; the four known ones are required and checked.
 ///
 /// # Errors
-/// [`Error::Truncated`] (`header`) if the input ends inside it;
-/// [`Error::Malformed`] naming the field (`numBytes`, `algorithm`, `hash`,
+/// [`FormatError::Truncated`] (`header`) if the input ends inside it;
+/// [`FormatError::Malformed`] naming the field (`numBytes`, `algorithm`, `hash`,
 /// `compression`, or `header` for the structure) for a wrong type, a missing
-/// field or a bad varint; [`Error::UnknownId`] for an algorithm, hash or
+/// field or a bad varint; [`FormatError::UnknownId`] for an algorithm, hash or
 /// compression that is not BLOCK / XXHASH / UNCOMPRESSED;
-/// [`Error::OutOfRange`] (`numBytes`) unless it is a positive multiple of
+/// [`FormatError::OutOfRange`] (`numBytes`) unless it is a positive multiple of
 /// 32.
 pub fn parse_parquet_header(bytes: &[u8]) -> Result<ParquetHeader, Error> {
     let mut r = Thrift { bytes, pos: 0 };
@@ -93,9 +94,11 @@ pub fn parse_parquet_header(bytes: &[u8]) -> Result<ParquetHeader, Error> {
             _ => r.skip(ty, 0)?,
         }
     }
-    let missing = |field| Error::Malformed {
-        field,
-        reason: "required field missing".into(),
+    let missing = |field| {
+        Error::Format(FormatError::Malformed {
+            field,
+            reason: "required field missing".into(),
+        })
     };
     let num_bytes = num_bytes.ok_or_else(|| missing("numBytes"))?;
     for (i, field) in ["algorithm", "hash", "compression"].into_iter().enumerate() {
@@ -104,12 +107,12 @@ pub fn parse_parquet_header(bytes: &[u8]) -> Result<ParquetHeader, Error> {
         }
     }
     if num_bytes <= 0 || num_bytes % BLOCK_BYTES as i64 != 0 || num_bytes > i64::from(i32::MAX) {
-        return Err(Error::OutOfRange {
+        return Err(Error::Format(FormatError::OutOfRange {
             field: "numBytes",
             reason: format!(
                 "a split-block bitset is a positive multiple of {BLOCK_BYTES} bytes, got {num_bytes}"
             ),
-        });
+        }));
     }
     Ok(ParquetHeader {
         num_bytes: num_bytes as usize,
@@ -123,10 +126,10 @@ const T_STRUCT: u8 = 12;
 const MAX_DEPTH: u32 = 16;
 
 fn wrong_type(field: &'static str, ty: u8) -> Error {
-    Error::Malformed {
+    Error::Format(FormatError::Malformed {
         field,
         reason: format!("unexpected Thrift compact type {ty}"),
-    }
+    })
 }
 
 /// A minimal Thrift compact protocol reader: what a `BloomFilterHeader`
@@ -138,11 +141,14 @@ struct Thrift<'a> {
 
 impl Thrift<'_> {
     fn byte(&mut self, field: &'static str) -> Result<u8, Error> {
-        let b = *self.bytes.get(self.pos).ok_or(Error::Truncated {
-            field,
-            needed: self.pos as u64 + 1,
-            got: self.bytes.len() as u64,
-        })?;
+        let b = *self
+            .bytes
+            .get(self.pos)
+            .ok_or(Error::Format(FormatError::Truncated {
+                field,
+                needed: self.pos as u64 + 1,
+                got: self.bytes.len() as u64,
+            }))?;
         self.pos += 1;
         Ok(b)
     }
@@ -150,11 +156,11 @@ impl Thrift<'_> {
     fn take(&mut self, n: u64, field: &'static str) -> Result<(), Error> {
         let end = (self.pos as u64).saturating_add(n);
         if end > self.bytes.len() as u64 {
-            return Err(Error::Truncated {
+            return Err(Error::Format(FormatError::Truncated {
                 field,
                 needed: end,
                 got: self.bytes.len() as u64,
-            });
+            }));
         }
         self.pos = end as usize;
         Ok(())
@@ -170,10 +176,10 @@ impl Thrift<'_> {
                 return Ok(v);
             }
         }
-        Err(Error::Malformed {
+        Err(Error::Format(FormatError::Malformed {
             field,
             reason: "varint longer than 10 bytes".into(),
-        })
+        }))
     }
 
     /// The next field's (id, type), or `None` at the struct's stop byte.
@@ -205,10 +211,10 @@ impl Thrift<'_> {
         let mut found = false;
         while let Some((id, ty)) = self.field_header(&mut last_id, field)? {
             if id != 1 {
-                return Err(Error::UnknownId {
+                return Err(Error::Format(FormatError::UnknownId {
                     field,
                     id: id as u16 as u64,
-                });
+                }));
             }
             if ty != T_STRUCT {
                 return Err(wrong_type(field, ty));
@@ -219,10 +225,10 @@ impl Thrift<'_> {
         if found {
             Ok(())
         } else {
-            Err(Error::Malformed {
+            Err(Error::Format(FormatError::Malformed {
                 field,
                 reason: format!("empty union (expected {member})"),
-            })
+            }))
         }
     }
 
@@ -230,10 +236,10 @@ impl Thrift<'_> {
     fn skip(&mut self, ty: u8, depth: u32) -> Result<(), Error> {
         const F: &str = "header";
         if depth > MAX_DEPTH {
-            return Err(Error::Malformed {
+            return Err(Error::Format(FormatError::Malformed {
                 field: F,
                 reason: format!("nested deeper than {MAX_DEPTH}"),
-            });
+            }));
         }
         match ty {
             1 | 2 => {}                     // bool, in the type nibble

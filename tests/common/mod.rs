@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses a subset
 
+use lesshash::FormatError;
 use lesshash::{BloomFilter, Layout, Scheme};
 
 /// An empty filter of explicit geometry: `layout`, `scheme`, m bits, k
@@ -149,20 +150,20 @@ pub fn check_read_file_of_a_pipe<T: std::fmt::Debug>(
     assert!(
         matches!(
             more,
-            Err(Error::SizeMismatch {
+            Err(Error::Format(FormatError::SizeMismatch {
                 field: "input length",
                 ..
-            })
+            }))
         ),
         "{more:?}"
     );
     assert!(
         matches!(
             short,
-            Err(Error::Truncated {
+            Err(Error::Format(FormatError::Truncated {
                 field: "checksum",
                 ..
-            })
+            }))
         ),
         "{short:?}"
     );
