@@ -257,34 +257,6 @@ impl<'a> FilterView<'a> {
             .with_coincidences(g.scheme, g.num_bits, n, g.num_hashes, ideal)
     }
 
-    /// [`contains_keys_with`](Self::contains_keys_with) into `out` on
-    /// rayon's pool: tasks of `partition::TASK` keys, each running the sequential
-    /// pipeline over its own keys and its own part of `out` (lengths
-    /// checked by the caller).
-    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
-    pub(crate) fn par_contains_keys<K: Key + Sync>(&self, keys: &[K], out: &mut [bool]) {
-        use rayon::prelude::*;
-        if crate::partition::sequential(keys.len()) {
-            return self.contains_keys_with(keys, |i, hit| out[i] = hit);
-        }
-        keys.par_chunks(crate::partition::TASK)
-            .zip(out.par_chunks_mut(crate::partition::TASK))
-            .for_each(|(ks, os)| self.contains_keys_with(ks, |i, hit| os[i] = hit));
-    }
-
-    /// As [`par_contains_keys`](Self::par_contains_keys) for hashes.
-    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
-    pub(crate) fn par_contains_hashes(&self, plan: &Plan, hashes: &[u128], out: &mut [bool]) {
-        use rayon::prelude::*;
-        if crate::partition::sequential(hashes.len()) {
-            return self.contains_hashes_with(plan, hashes, |i, hit| out[i] = hit);
-        }
-        hashes
-            .par_chunks(crate::partition::TASK)
-            .zip(out.par_chunks_mut(crate::partition::TASK))
-            .for_each(|(hs, os)| self.contains_hashes_with(plan, hs, |i, hit| os[i] = hit));
-    }
-
     /// Writes into `out[i]` whether `keys[i]` is possibly in the set
     /// (the batch pipeline).
     ///
@@ -326,25 +298,6 @@ impl<'a> FilterView<'a> {
         crate::Error::check_len("out", crate::batch::bitmap_words(keys.len()), out.len())?;
         out.fill(0);
         self.contains_keys_with(keys, |i, hit| crate::batch::set_answer(out, i, hit));
-        Ok(())
-    }
-
-    /// [`contains_batch`](Self::contains_batch) on rayon's thread pool
-    /// (tasks of 16,384 keys, each running the sequential pipeline over
-    /// its own keys and its own part of `out`); the sequential path
-    /// below one task's worth of keys.
-    ///
-    /// # Errors
-    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
-    /// `out`.
-    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
-    pub fn par_contains_batch<K: crate::Key + Sync>(
-        &self,
-        keys: &[K],
-        out: &mut [bool],
-    ) -> Result<(), crate::Error> {
-        crate::Error::check_len("out", keys.len(), out.len())?;
-        self.par_contains_keys(keys, out);
         Ok(())
     }
 

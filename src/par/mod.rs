@@ -3,7 +3,8 @@
 //! * Queries share `&self`: keys are split into tasks of [`PAR_TASK`]
 //!   keys, each running the sequential pipeline (`src/batch.rs`,
 //!   prefetching included) over its keys and writing its own part of the
-//!   output; no synchronisation at all.
+//!   output; no synchronisation at all ([`query`]: `FilterView`'s, which
+//!   every filter lends).
 //! * Inserts of two-hash schemes use no atomics: a filter small next to
 //!   the batch is built as one private copy per thread, ORed together at
 //!   the end ([`copies`]); a larger one is partitioned by destination so
@@ -26,6 +27,7 @@ use rayon::prelude::*;
 
 mod copies;
 mod partition;
+mod query;
 
 use crate::AtomicBloomFilter;
 use crate::batch::{Plan, copy_hashes, hash_keys};
