@@ -571,10 +571,29 @@ fn merge_and_incompatible_merge() {
         "-o",
         &dir.s("bad.lhbf"),
     ]);
-    assert_error(&o, &["c.lhbf", "`bits`"]);
+    assert_error(&o, &["c.lhbf", "different --items or --fpr", "`bits`"]);
     assert!(!dir.path("bad.lhbf").exists());
     let o = lesshash(&["merge", &dir.s("a.lhbf"), "-o", &dir.s("one.lhbf")]);
     assert_error(&o, &["FILTER"]);
+    // Another seed or layout: the option that set it.
+    for (file, option, parameter, value) in [
+        ("d.lhbf", "--seed", "`seed`", "7"),
+        ("e.lhbf", "--layout", "`layout`", "classic"),
+    ] {
+        let (input, out) = (dir.s("b.txt"), dir.s(file));
+        let mut args = vec!["build", "-i", &input, "-o", &out];
+        args.extend_from_slice(&common);
+        args.extend_from_slice(&[option, value]);
+        assert!(lesshash(&args).status.success());
+        let o = lesshash(&[
+            "merge",
+            &dir.s("a.lhbf"),
+            &dir.s(file),
+            "-o",
+            &dir.s("bad.lhbf"),
+        ]);
+        assert_error(&o, &[file, &format!("different {option}"), parameter]);
+    }
 }
 
 /// `--seed random`: a seed drawn from the OS, stored in the file (two

@@ -47,13 +47,18 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
     let mut merged = load(first)?;
     for path in &args.inputs[1..] {
         let other = load(path)?;
-        merged.union(&other).with_context(|| {
-            format!(
-                "cannot merge {} into {}: it was built with other parameters",
+        if let Err(e) = merged.union(&other) {
+            let options = match &e {
+                lesshash::Error::Incompatible { parameter, .. } => options_setting(parameter),
+                _ => "parameters",
+            };
+            return Err(anyhow::Error::new(e).context(format!(
+                "cannot merge {} into {}: they were built with different {options} \
+                 (`lesshash info` shows each file's)",
                 path.display(),
                 first.display()
-            )
-        })?;
+            )));
+        }
     }
     let out_name = output.name().to_string();
     output.write_filter(&merged)?;
@@ -68,4 +73,19 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The `build` options that set a filter parameter `lesshash merge` found
+/// to differ, named in the user's terms.
+fn options_setting(parameter: &str) -> &'static str {
+    match parameter {
+        "layout" => "--layout",
+        "scheme" => "--scheme (or --layout, whose default scheme differs)",
+        "seed" => "--seed",
+        // m comes from --items and --fpr (and the layout's sizing).
+        "bits" => "--items or --fpr",
+        // k comes from --fpr (and --items through the sizing).
+        "hashes" => "--fpr or --items",
+        _ => "parameters",
+    }
 }
