@@ -41,6 +41,7 @@ CI_MUST_RUN = [
     "test_interop.py::test_python_built_filter_answers_in_the_cli",
     "test_key_paths.py::",
     "test_mapped.py::",
+    "test_doc_snippets.py::test_snippet_runs",  # README and docs/python.md, Dask included
     "test_threads.py::",
 ]
 
