@@ -7,7 +7,7 @@
 //! path (1) hashes the keys (the batched XXH3-128 of `hash::short`: one
 //! per key, the seed's constants once per batch), (2) derives where they
 //! go: the block of each key for the blocked layouts, the k bit indices of
-//! each key from the flat index kernel ([`crate::kernel`], the filter's
+//! each key from the flat index kernel ([`crate::simd::kernel`], the filter's
 //! kernel) for the flat ones, and (3) tests or sets the bits (the blocked
 //! layouts by their vector probe over the chunk's lines).
 //!
@@ -40,10 +40,10 @@ use crate::filter::BloomFilter;
 use crate::geometry::{Geometry, Probe};
 use crate::hash::short::hash_into;
 use crate::hash::{Key, Secrets, split};
-use crate::kernel::{FlatSpec, Kernel};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
+use crate::simd::kernel::{FlatSpec, Kernel};
 use crate::tuning::Tuning;
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).

@@ -6,11 +6,11 @@ use crate::Error;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{DEFAULT_SEED, Key};
-use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::limits::{MAX_BITS, MAX_HASHES, check_fpr};
 use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
+use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
 
 /// Builds a [`BloomFilter`] from either

@@ -6,8 +6,8 @@ use crate::Error;
 use crate::bits::AlignedWords;
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::kernel::Kernel;
 use crate::prefetch::Prefetch;
+use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly

@@ -23,7 +23,7 @@ pub mod scheme {
 
 /// The index kernels' flat-layout interface and the run-time choice.
 pub mod kernel {
-    pub use crate::kernel::{FlatSpec, best_available, env_kernel, flat_indices};
+    pub use crate::simd::kernel::{FlatSpec, best_available, env_kernel, flat_indices};
 }
 
 /// The batch pipeline's chunk size.

@@ -92,13 +92,10 @@ mod batch;
 mod bits;
 mod builder;
 mod count_min;
-mod cpu;
 mod error;
 mod filter;
 mod geometry;
 mod hash;
-mod kernel;
-mod lanes;
 mod layout;
 mod limits;
 #[cfg(feature = "mmap")]
@@ -117,6 +114,7 @@ mod scheme;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod set_ops;
+mod simd;
 #[cfg(test)]
 mod test_support;
 mod tuning;
@@ -132,13 +130,13 @@ pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMi
 pub use error::{Error, FormatError, ParseNameError};
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
-pub use kernel::{Kernel, kernel_name};
 pub use layout::Layout;
 #[cfg(feature = "mmap")]
 pub use mapped::MappedFilter;
 pub use prefetch::Prefetch;
 pub use prehashed::Prehashed;
 pub use scheme::{Enhancement, Scheme};
+pub use simd::kernel::{Kernel, kernel_name};
 pub use view::{FilterView, VIEW_ALIGN};
 
 // The README's and the guide's examples are compiled and run as doc tests.

@@ -37,7 +37,7 @@
 #![forbid(unsafe_code)]
 
 use crate::hash::{independent_hash, split};
-use crate::lanes::Lanes64;
+use crate::simd::lanes::Lanes64;
 
 /// How the k probe positions of a key are derived from its hash(es).
 ///

@@ -3,8 +3,8 @@
 
 #![forbid(unsafe_code)]
 
-use crate::kernel::Kernel;
 use crate::prefetch::Prefetch;
+use crate::simd::kernel::Kernel;
 
 /// How a filter's probes run, not what they compute: the index kernel of
 /// the batch paths (and the in-register block probe it brings) and the

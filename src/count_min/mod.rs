@@ -15,9 +15,9 @@ use crate::Error;
 use crate::bits::AlignedWords;
 use crate::hash::short::hash_into_by;
 use crate::hash::{Key, Secrets, hash128, independent_hash, independent_seed, split};
-use crate::kernel::Kernel;
 use crate::limits::MAX_BITS;
 use crate::scheme::reduce;
+use crate::simd::kernel::Kernel;
 
 /// The most counters a sketch may have (public path:
 /// [`CountMinSketch::MAX_COUNTERS`]).

@@ -45,7 +45,7 @@ use core::marker::PhantomData;
 
 use super::Key;
 use super::short::{Class, HashLanes, Secrets, hash_lanes, hash_one, short_input};
-use crate::cpu::Avx512;
+use crate::simd::cpu::Avx512;
 
 /// Keys per group: 64-bit lanes of a 256-bit register.
 const LANES: usize = 4;

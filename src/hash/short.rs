@@ -24,7 +24,7 @@
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::Key;
-use crate::cpu::Avx512;
+use crate::simd::cpu::Avx512;
 
 /// The lane operations the short-input formulas need (64-bit lanes).
 pub(crate) trait HashLanes: Copy {

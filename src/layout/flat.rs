@@ -22,8 +22,8 @@
 
 use crate::bits::{Words, WordsMut};
 use crate::hash::independent_hash;
-use crate::kernel::FlatSpec;
 use crate::scheme::{Progression, Scheme, reduce};
+use crate::simd::kernel::FlatSpec;
 
 /// The addressing of a flat layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -27,10 +27,10 @@ use std::ops::Range;
 use crate::batch::{CHUNK, Plan, Stage};
 use crate::bits::Block;
 use crate::hash::split;
-use crate::kernel::Kernel;
 use crate::layout::blocked::Blocks;
 use crate::partition;
 use crate::prefetch::prefetch;
+use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
 
 /// Words per block.

@@ -29,199 +29,11 @@
 //!   ([`estimated_len`]: B probed bits, S bits per probe's choice, q probes
 //!   per key into them).
 
-// `forbid` would extend to `avx2` and `avx512`, the submodules with
-// `unsafe` (their intrinsics and the calls into their `target_feature`
-// functions).
-#![deny(unsafe_code)]
-
-/// The methods and the chunk and fused functions of an intrinsics probe
-/// (`avx2`, `avx512`), written once: `$probe` holds the token of the CPU
-/// features `$features` (a string for `target_feature`), and the backend
-/// supplies `block_test::<SPLIT>(line, h2, consts) -> bool` and
-/// `or_mask::<SPLIT>(line, h2, consts)`, compiled with those features. Each
-/// method calls into them with `SPLIT` (`consts.step != 0`: the
-/// split-block layout) as a const generic, so that the blocked probe
-/// compiles to its one multiply and shift. The chunk forms are one call
-/// into vector code per chunk, the per-key probe inlined in it (a call per
-/// key cost more than the probe); the fused single-key forms look the
-/// block up inside the vector function (the hash stays in the caller:
-/// inlined there, it is specialised to the key's length; called from the
-/// vector function, XXH3 ran its length dispatch and made the query
-/// slower, docs/benchmarks.md, issue 14's section).
-#[cfg(target_arch = "x86_64")]
-macro_rules! intrinsics_probe {
-    ($probe:ident, $features:literal) => {
-        impl $probe {
-            /// Whether the k probe bits of a blocked-layout key (its h2) are
-            /// all set in `line` (the same bits as the scalar probe).
-            #[inline]
-            pub(crate) fn block_test(
-                self,
-                line: &[u64; 8],
-                h2: u64,
-                consts: $crate::layout::blocked::InBlockConstants,
-            ) -> bool {
-                // SAFETY: `self` holds the token, which exists only if the
-                // CPU has the features (`crate::cpu`): the one precondition
-                // of calling these `target_feature` functions, which take
-                // references only and index with checks.
-                unsafe {
-                    if consts.step == 0 {
-                        block_test::<false>(line, h2, &consts)
-                    } else {
-                        block_test::<true>(line, h2, &consts)
-                    }
-                }
-            }
-
-            /// Whether the key with this hash is possibly in a
-            /// blocked-layout filter of `blocks` blocks in plain `words`:
-            /// the block looked up and tested in one vector function.
-            #[inline]
-            pub(crate) fn block_contains(
-                self,
-                words: &[u64],
-                hash: u128,
-                blocks: u64,
-                consts: &$crate::layout::blocked::InBlockConstants,
-            ) -> bool {
-                // SAFETY: as in `block_test`.
-                unsafe {
-                    if consts.step == 0 {
-                        block_contains_fused::<false>(words, hash, blocks, consts)
-                    } else {
-                        block_contains_fused::<true>(words, hash, blocks, consts)
-                    }
-                }
-            }
-
-            /// Sets the bits of the key with this hash (the fused insert).
-            #[inline]
-            pub(crate) fn block_insert(
-                self,
-                words: &mut [u64],
-                hash: u128,
-                blocks: u64,
-                consts: &$crate::layout::blocked::InBlockConstants,
-            ) {
-                // SAFETY: as in `block_test`.
-                unsafe {
-                    if consts.step == 0 {
-                        block_insert_fused::<false>(words, hash, blocks, consts)
-                    } else {
-                        block_insert_fused::<true>(words, hash, blocks, consts)
-                    }
-                }
-            }
-
-            /// Sets the bits of a chunk of keys (blocks `blocks`, hashes
-            /// `hashes`) in plain `words`, each key's mask built in
-            /// registers and ORed into its line: one call per chunk.
-            #[inline]
-            pub(crate) fn block_set_chunk(
-                self,
-                words: &mut [u64],
-                blocks: &[usize],
-                hashes: &[u128],
-                consts: $crate::layout::blocked::InBlockConstants,
-            ) {
-                // SAFETY: as in `block_test`.
-                unsafe {
-                    if consts.step == 0 {
-                        block_set_chunk::<false>(words, blocks, hashes, &consts)
-                    } else {
-                        block_set_chunk::<true>(words, blocks, hashes, &consts)
-                    }
-                }
-            }
-
-            /// [`block_test`](Self::block_test) for a chunk of keys: key
-            /// j's block `blocks[j]` of `words` (whole 512-bit lines), its
-            /// hash `hashes[j]`, the answer in `out[j]`: one call per chunk.
-            #[inline]
-            pub(crate) fn block_test_chunk(
-                self,
-                words: &[u64],
-                blocks: &[usize],
-                hashes: &[u128],
-                consts: $crate::layout::blocked::InBlockConstants,
-                out: &mut [bool],
-            ) {
-                // SAFETY: as in `block_test`.
-                unsafe {
-                    if consts.step == 0 {
-                        block_test_chunk::<false>(words, blocks, hashes, &consts, out)
-                    } else {
-                        block_test_chunk::<true>(words, blocks, hashes, &consts, out)
-                    }
-                }
-            }
-        }
-
-        #[target_feature(enable = $features)]
-        fn block_test_chunk<const SPLIT: bool>(
-            words: &[u64],
-            blocks: &[usize],
-            hashes: &[u128],
-            consts: &$crate::layout::blocked::InBlockConstants,
-            out: &mut [bool],
-        ) {
-            let (lines, _) = words.as_chunks::<8>();
-            for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
-                *o = block_test::<SPLIT>(&lines[b], $crate::hash::split(h).1, consts);
-            }
-        }
-
-        #[target_feature(enable = $features)]
-        fn block_set_chunk<const SPLIT: bool>(
-            words: &mut [u64],
-            blocks: &[usize],
-            hashes: &[u128],
-            consts: &$crate::layout::blocked::InBlockConstants,
-        ) {
-            let (lines, _) = words.as_chunks_mut::<8>();
-            for (&b, &h) in blocks.iter().zip(hashes) {
-                or_mask::<SPLIT>(&mut lines[b], $crate::hash::split(h).1, consts);
-            }
-        }
-
-        #[target_feature(enable = $features)]
-        fn block_contains_fused<const SPLIT: bool>(
-            words: &[u64],
-            hash: u128,
-            blocks: u64,
-            consts: &$crate::layout::blocked::InBlockConstants,
-        ) -> bool {
-            let (h1, h2) = $crate::hash::split(hash);
-            let b = $crate::layout::blocked::block_index(h1, blocks) as usize;
-            block_test::<SPLIT>(&words.as_chunks::<8>().0[b], h2, consts)
-        }
-
-        #[target_feature(enable = $features)]
-        fn block_insert_fused<const SPLIT: bool>(
-            words: &mut [u64],
-            hash: u128,
-            blocks: u64,
-            consts: &$crate::layout::blocked::InBlockConstants,
-        ) {
-            let (h1, h2) = $crate::hash::split(hash);
-            let b = $crate::layout::blocked::block_index(h1, blocks) as usize;
-            or_mask::<SPLIT>(&mut words.as_chunks_mut::<8>().0[b], h2, consts);
-        }
-    };
-}
-#[cfg(target_arch = "x86_64")]
-use intrinsics_probe;
+#![forbid(unsafe_code)]
 
 pub(crate) mod addressing;
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
-mod probe;
-mod wide;
 
-pub(crate) use probe::VectorProbe;
+pub(crate) use crate::simd::block::VectorProbe;
 
 pub(crate) use addressing::{
     BLOCK_BITS, InBlockConstants, Segments, block_index, lane_hash, lane_input, position,
@@ -231,11 +43,11 @@ pub(crate) use addressing::{
 use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{independent_hash, split};
-use crate::kernel::Kernel;
 use crate::layout::Layout;
 use crate::limits::MAX_HASHES;
 use crate::rates::{blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr};
 use crate::salts::SALTS;
+use crate::simd::kernel::Kernel;
 
 /// The addressing and probe of a blocked or split-block filter: which
 /// 512-bit block a key's hash selects and which k bits inside it. Every

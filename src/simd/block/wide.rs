@@ -18,8 +18,8 @@
 
 use wide::u32x8;
 
-use super::addressing::{InBlockConstants, block_index};
 use crate::hash::split;
+use crate::layout::blocked::addressing::{InBlockConstants, block_index};
 use crate::salts::SALTS;
 
 /// Whether [`super::VectorProbe`] runs this probe for

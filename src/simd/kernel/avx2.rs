@@ -38,8 +38,8 @@ use core::arch::x86_64::{
 
 use super::FlatSpec;
 use super::scalar::{self, store};
-use crate::cpu::Avx2;
-use crate::lanes::{Lanes64, NARROW_MAX_RANGE};
+use crate::simd::cpu::Avx2;
+use crate::simd::lanes::{Lanes64, NARROW_MAX_RANGE};
 
 const LANES32: usize = 8;
 const LANES64: usize = 4;

@@ -125,8 +125,8 @@ impl Kernel {
     pub fn is_available(self) -> bool {
         match self {
             Kernel::Scalar | Kernel::Wide => true,
-            Kernel::Avx2 => crate::cpu::avx2_detected(),
-            Kernel::Avx512 => crate::cpu::avx512_detected(),
+            Kernel::Avx2 => crate::simd::cpu::avx2_detected(),
+            Kernel::Avx512 => crate::simd::cpu::avx512_detected(),
         }
     }
 

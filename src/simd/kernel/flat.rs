@@ -8,9 +8,9 @@
 
 use super::Kernel;
 use crate::Error;
-use crate::lanes::{Lanes64, MAX_LANES};
 use crate::limits::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Progression, Scheme};
+use crate::simd::lanes::{Lanes64, MAX_LANES};
 
 /// The geometry of a flat layout (classic, partitioned), as a kernel needs
 /// it: probe i of a key is `i * stride + g_i`, `g_i` the two-hash scheme's

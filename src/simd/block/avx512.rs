@@ -10,7 +10,7 @@
 //! probe: the position broadcast to every 64-bit lane, one variable shift
 //! whose count is out of range in all lanes but the probe's word) and ORs
 //! it into the line with one `vporq`. The same bits as the scalar probe
-//! (`super::addressing::position`; the differential tests in `super`
+//! (`crate::layout::blocked::addressing::position`; the differential tests in `super`
 //! cover every available kernel).
 //!
 //! Written with `core::arch` intrinsics inside `#[target_feature]`
@@ -32,9 +32,9 @@ use core::arch::x86_64::{
     _mm512_srli_epi32, _mm512_sub_epi64,
 };
 
-use super::addressing::InBlockConstants;
-use crate::cpu::Avx512;
+use crate::layout::blocked::addressing::InBlockConstants;
 use crate::salts::SALTS;
+use crate::simd::cpu::Avx512;
 
 /// Probes per vector: 32-bit lanes of a 512-bit register.
 const LANES: u32 = 16;
@@ -52,7 +52,7 @@ impl Avx512Probe {
     }
 }
 
-crate::layout::blocked::intrinsics_probe!(Avx512Probe, "avx512f,avx512dq,avx512bw,avx512vl");
+super::intrinsics_probe!(Avx512Probe, "avx512f,avx512dq,avx512bw,avx512vl");
 
 /// The lanes of group `g` (probes `16g .. 16g + 16`) that are probes:
 /// all sixteen but in the last group, where only the remaining

@@ -16,7 +16,7 @@
 use wide::{i32x8, u64x4};
 
 use super::FlatSpec;
-use crate::lanes::{Lanes64, NARROW_MAX_RANGE};
+use crate::simd::lanes::{Lanes64, NARROW_MAX_RANGE};
 
 /// The 32-bit lanes where the range allows ([`NARROW_MAX_RANGE`]), else
 /// `u64x4`.

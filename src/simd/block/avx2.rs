@@ -4,7 +4,7 @@
 //! shift (`group_positions`), the block's sixteen 32-bit words looked up in
 //! registers (two `vpermd` and a blend), no branch on the data; setting
 //! builds the key's mask in registers and ORs it into the line. The same
-//! bits as the scalar probe (`super::addressing::position`; differential
+//! bits as the scalar probe (`crate::layout::blocked::addressing::position`; differential
 //! tests in `super`). Written with `core::arch` intrinsics inside
 //! `#[target_feature(enable = "avx2")]` functions, so a library built for
 //! the baseline x86-64 target still runs them where the CPU has AVX2. The
@@ -22,9 +22,9 @@ use core::arch::x86_64::{
     _mm256_srl_epi32, _mm256_srli_epi32, _mm256_sub_epi32, _mm256_testz_si256,
 };
 
-use super::addressing::InBlockConstants;
-use crate::cpu::Avx2;
+use crate::layout::blocked::addressing::InBlockConstants;
 use crate::salts::SALTS;
+use crate::simd::cpu::Avx2;
 
 /// The AVX2 block probe, holding the token that proves the CPU has AVX2
 /// (so calling the `target_feature` functions below is sound).
@@ -38,7 +38,7 @@ impl Avx2Probe {
     }
 }
 
-crate::layout::blocked::intrinsics_probe!(Avx2Probe, "avx2");
+super::intrinsics_probe!(Avx2Probe, "avx2");
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key (`x`, its h2
 /// in both 64-bit halves of every lane pair, so lane j multiplies the low

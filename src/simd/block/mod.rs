@@ -1,0 +1,389 @@
+//! The blocked layouts' in-register probes, one module per backend
+//! (`avx2`, `avx512`: intrinsics behind their CPU tokens; `wide`: the
+//! portable one), and [`VectorProbe`], the one dispatcher, chosen once per
+//! filter from its [`Kernel`] and stored in its geometry (`Blocks`). Each
+//! backend computes the positions `layout::blocked::addressing` defines
+//! (the layout owns the rule; these are its vector forms, tested against
+//! it bit for bit).
+
+// `forbid` would extend to `avx2` and `avx512`, the submodules with
+// `unsafe` (their intrinsics and the calls into their `target_feature`
+// functions); the dispatch below has none.
+#![deny(unsafe_code)]
+
+/// The methods and the chunk and fused functions of an intrinsics probe
+/// (`avx2`, `avx512`), written once: `$probe` holds the token of the CPU
+/// features `$features` (a string for `target_feature`), and the backend
+/// supplies `block_test::<SPLIT>(line, h2, consts) -> bool` and
+/// `or_mask::<SPLIT>(line, h2, consts)`, compiled with those features. Each
+/// method calls into them with `SPLIT` (`consts.step != 0`: the
+/// split-block layout) as a const generic, so that the blocked probe
+/// compiles to its one multiply and shift. The chunk forms are one call
+/// into vector code per chunk, the per-key probe inlined in it (a call per
+/// key cost more than the probe); the fused single-key forms look the
+/// block up inside the vector function (the hash stays in the caller:
+/// inlined there, it is specialised to the key's length; called from the
+/// vector function, XXH3 ran its length dispatch and made the query
+/// slower, docs/benchmarks.md, issue 14's section).
+#[cfg(target_arch = "x86_64")]
+macro_rules! intrinsics_probe {
+    ($probe:ident, $features:literal) => {
+        impl $probe {
+            /// Whether the k probe bits of a blocked-layout key (its h2) are
+            /// all set in `line` (the same bits as the scalar probe).
+            #[inline]
+            pub(crate) fn block_test(
+                self,
+                line: &[u64; 8],
+                h2: u64,
+                consts: $crate::layout::blocked::addressing::InBlockConstants,
+            ) -> bool {
+                // SAFETY: `self` holds the token, which exists only if the
+                // CPU has the features (`crate::simd::cpu`): the one precondition
+                // of calling these `target_feature` functions, which take
+                // references only and index with checks.
+                unsafe {
+                    if consts.step == 0 {
+                        block_test::<false>(line, h2, &consts)
+                    } else {
+                        block_test::<true>(line, h2, &consts)
+                    }
+                }
+            }
+
+            /// Whether the key with this hash is possibly in a
+            /// blocked-layout filter of `blocks` blocks in plain `words`:
+            /// the block looked up and tested in one vector function.
+            #[inline]
+            pub(crate) fn block_contains(
+                self,
+                words: &[u64],
+                hash: u128,
+                blocks: u64,
+                consts: &$crate::layout::blocked::addressing::InBlockConstants,
+            ) -> bool {
+                // SAFETY: as in `block_test`.
+                unsafe {
+                    if consts.step == 0 {
+                        block_contains_fused::<false>(words, hash, blocks, consts)
+                    } else {
+                        block_contains_fused::<true>(words, hash, blocks, consts)
+                    }
+                }
+            }
+
+            /// Sets the bits of the key with this hash (the fused insert).
+            #[inline]
+            pub(crate) fn block_insert(
+                self,
+                words: &mut [u64],
+                hash: u128,
+                blocks: u64,
+                consts: &$crate::layout::blocked::addressing::InBlockConstants,
+            ) {
+                // SAFETY: as in `block_test`.
+                unsafe {
+                    if consts.step == 0 {
+                        block_insert_fused::<false>(words, hash, blocks, consts)
+                    } else {
+                        block_insert_fused::<true>(words, hash, blocks, consts)
+                    }
+                }
+            }
+
+            /// Sets the bits of a chunk of keys (blocks `blocks`, hashes
+            /// `hashes`) in plain `words`, each key's mask built in
+            /// registers and ORed into its line: one call per chunk.
+            #[inline]
+            pub(crate) fn block_set_chunk(
+                self,
+                words: &mut [u64],
+                blocks: &[usize],
+                hashes: &[u128],
+                consts: $crate::layout::blocked::addressing::InBlockConstants,
+            ) {
+                // SAFETY: as in `block_test`.
+                unsafe {
+                    if consts.step == 0 {
+                        block_set_chunk::<false>(words, blocks, hashes, &consts)
+                    } else {
+                        block_set_chunk::<true>(words, blocks, hashes, &consts)
+                    }
+                }
+            }
+
+            /// [`block_test`](Self::block_test) for a chunk of keys: key
+            /// j's block `blocks[j]` of `words` (whole 512-bit lines), its
+            /// hash `hashes[j]`, the answer in `out[j]`: one call per chunk.
+            #[inline]
+            pub(crate) fn block_test_chunk(
+                self,
+                words: &[u64],
+                blocks: &[usize],
+                hashes: &[u128],
+                consts: $crate::layout::blocked::addressing::InBlockConstants,
+                out: &mut [bool],
+            ) {
+                // SAFETY: as in `block_test`.
+                unsafe {
+                    if consts.step == 0 {
+                        block_test_chunk::<false>(words, blocks, hashes, &consts, out)
+                    } else {
+                        block_test_chunk::<true>(words, blocks, hashes, &consts, out)
+                    }
+                }
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        fn block_test_chunk<const SPLIT: bool>(
+            words: &[u64],
+            blocks: &[usize],
+            hashes: &[u128],
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+            out: &mut [bool],
+        ) {
+            let (lines, _) = words.as_chunks::<8>();
+            for ((&b, &h), o) in blocks.iter().zip(hashes).zip(out) {
+                *o = block_test::<SPLIT>(&lines[b], $crate::hash::split(h).1, consts);
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        fn block_set_chunk<const SPLIT: bool>(
+            words: &mut [u64],
+            blocks: &[usize],
+            hashes: &[u128],
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) {
+            let (lines, _) = words.as_chunks_mut::<8>();
+            for (&b, &h) in blocks.iter().zip(hashes) {
+                or_mask::<SPLIT>(&mut lines[b], $crate::hash::split(h).1, consts);
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        fn block_contains_fused<const SPLIT: bool>(
+            words: &[u64],
+            hash: u128,
+            blocks: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) -> bool {
+            let (h1, h2) = $crate::hash::split(hash);
+            let b = $crate::layout::blocked::addressing::block_index(h1, blocks) as usize;
+            block_test::<SPLIT>(&words.as_chunks::<8>().0[b], h2, consts)
+        }
+
+        #[target_feature(enable = $features)]
+        fn block_insert_fused<const SPLIT: bool>(
+            words: &mut [u64],
+            hash: u128,
+            blocks: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) {
+            let (h1, h2) = $crate::hash::split(hash);
+            let b = $crate::layout::blocked::addressing::block_index(h1, blocks) as usize;
+            or_mask::<SPLIT>(&mut words.as_chunks_mut::<8>().0[b], h2, consts);
+        }
+    };
+}
+#[cfg(target_arch = "x86_64")]
+use intrinsics_probe;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod wide;
+
+use crate::layout::blocked::addressing::InBlockConstants;
+use crate::simd::kernel::Kernel;
+
+/// The in-register probe of a filter, chosen once when the filter is built
+/// or loaded: AVX-512 when the kernel in use is AVX-512 and AVX2 when it
+/// is AVX2 (each implies the CPU has it: the token proves it), the portable `wide` test when it is
+/// [`Kernel::Wide`] (inserts stay scalar), otherwise none and the layout's
+/// scalar probe runs. The one dispatcher of the blocked layouts' vector
+/// probes: each method tests the token, then the flag, once per call (per
+/// chunk for the chunk forms). Which probe runs
+/// never changes an answer, so it is not part of a filter's identity: any
+/// two compare equal.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct VectorProbe {
+    /// The AVX-512 probe, with the token that proves the CPU has it.
+    /// Tested after AVX2's: the default kernel pays no extra branch.
+    #[cfg(target_arch = "x86_64")]
+    avx512: Option<avx512::Avx512Probe>,
+    /// The AVX2 probe, with the token that proves the CPU has it.
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<avx2::Avx2Probe>,
+    /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
+    /// at compile time; inserts by the scalar probe. (A field beside the
+    /// token, not an enum with it: as an enum, the AVX2 batch calls
+    /// measured slower with the same instructions per key; docs/benchmarks.md,
+    /// "Figures moved from the code's docs".)
+    wide: bool,
+}
+
+impl PartialEq for VectorProbe {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for VectorProbe {}
+
+impl VectorProbe {
+    /// The probe for `kernel`: AVX-512 for [`Kernel::Avx512`] and AVX2 for
+    /// [`Kernel::Avx2`] on a CPU with it,
+    /// `wide`'s for [`Kernel::Wide`] where it is built with the lane
+    /// operations it needs ([`wide::BLOCK_PROBE`]), none otherwise.
+    pub(crate) fn for_kernel(kernel: Kernel) -> Self {
+        Self {
+            #[cfg(target_arch = "x86_64")]
+            avx512: (kernel == Kernel::Avx512)
+                .then(avx512::Avx512Probe::detect)
+                .flatten(),
+            #[cfg(target_arch = "x86_64")]
+            avx2: (kernel == Kernel::Avx2)
+                .then(avx2::Avx2Probe::detect)
+                .flatten(),
+            wide: kernel == Kernel::Wide && wide::BLOCK_PROBE,
+        }
+    }
+
+    /// `wide`'s test, whatever the kernel and build (tests).
+    #[cfg(test)]
+    pub(crate) fn wide() -> Self {
+        Self {
+            wide: true,
+            ..Self::default()
+        }
+    }
+
+    /// The blocked-layout test of a key's h2 in `line` by the vector
+    /// probe, or `None` when there is none (the caller runs the scalar
+    /// one).
+    #[inline(always)]
+    pub(crate) fn block_test(
+        &self,
+        line: &impl crate::bits::Line,
+        h2: u64,
+        consts: InBlockConstants,
+    ) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            return Some(line.with_words(|words| avx2.block_test(words, h2, consts)));
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            return Some(line.with_words(|words| avx512.block_test(words, h2, consts)));
+        }
+        self.wide
+            .then(|| line.with_words(|words| wide::block_test(words, h2, &consts)))
+    }
+
+    /// Whether the key with this hash is possibly in a blocked-layout
+    /// filter of `blocks` blocks in plain `words`, addressed and tested in
+    /// one vector function; `None` when there is none (the caller runs the
+    /// scalar probe).
+    #[inline(always)]
+    pub(crate) fn block_contains(
+        &self,
+        words: &[u64],
+        hash: u128,
+        blocks: u64,
+        consts: &InBlockConstants,
+    ) -> Option<bool> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            return Some(avx2.block_contains(words, hash, blocks, consts));
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            return Some(avx512.block_contains(words, hash, blocks, consts));
+        }
+        self.wide
+            .then(|| wide::block_contains(words, hash, blocks, consts))
+    }
+
+    /// [`block_contains`](Self::block_contains) for an insert into plain
+    /// words; `false` when there is no vector probe (nothing was set).
+    /// `wide` has no insert: the scalar probe's ORs measured as fast or
+    /// faster (see `wide.rs`).
+    #[inline(always)]
+    pub(crate) fn block_insert(
+        &self,
+        words: &mut [u64],
+        hash: u128,
+        blocks: u64,
+        consts: &InBlockConstants,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_insert(words, hash, blocks, consts);
+            return true;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            avx512.block_insert(words, hash, blocks, consts);
+            return true;
+        }
+        let _ = (words, hash, blocks, consts);
+        false
+    }
+
+    /// Sets the bits of a chunk of blocked-layout keys in plain words by the
+    /// vector probe; `false` when there is none (the caller sets them in
+    /// scalar code, also for `wide`: see
+    /// [`block_insert`](Self::block_insert)).
+    #[inline(always)]
+    pub(crate) fn block_set_chunk(
+        &self,
+        words: &mut [u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        consts: InBlockConstants,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_set_chunk(words, blocks, hashes, consts);
+            return true;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            avx512.block_set_chunk(words, blocks, hashes, consts);
+            return true;
+        }
+        let _ = (words, blocks, hashes, consts);
+        false
+    }
+
+    /// The blocked-layout test of a chunk of keys (blocks `blocks`, hashes
+    /// `hashes`) against plain words, answers in `out`, by the vector
+    /// probe; `false` when there is none (the caller runs the scalar one).
+    #[inline(always)]
+    pub(crate) fn block_test_chunk(
+        &self,
+        words: &[u64],
+        blocks: &[usize],
+        hashes: &[u128],
+        consts: InBlockConstants,
+        out: &mut [bool],
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx2) = self.avx2 {
+            avx2.block_test_chunk(words, blocks, hashes, consts, out);
+            return true;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if let Some(avx512) = self.avx512 {
+            avx512.block_test_chunk(words, blocks, hashes, consts, out);
+            return true;
+        }
+        if self.wide {
+            wide::block_test_chunk(words, blocks, hashes, &consts, out);
+        }
+        self.wide
+    }
+}
