@@ -47,7 +47,7 @@
 /// block up inside the vector function (the hash stays in the caller:
 /// inlined there, it is specialised to the key's length; called from the
 /// vector function, XXH3 ran its length dispatch and made the query
-/// slower, docs/benchmarks.md, issue 14's section).
+/// slower, docs/bench-notes/2026-11-23.md, "Probe engine targets").
 #[cfg(target_arch = "x86_64")]
 macro_rules! intrinsics_probe {
     ($probe:ident, $features:literal) => {
@@ -341,8 +341,7 @@ impl Blocks {
     /// [`test_chunk`](Self::test_chunk) by the scalar probe, out of line
     /// like the vector probes' chunk functions: inlined into the batch
     /// pipeline beside their calls, its per-key loop lost registers to
-    /// them (more instructions per key; docs/benchmarks.md, "Figures moved
-    /// from the code's docs").
+    /// them (more instructions per key; docs/bench-notes/2026-11-26.md).
     #[inline(never)]
     fn test_chunk_scalar(
         &self,
@@ -424,8 +423,7 @@ impl Blocks {
     /// Plain words skip the mask: built in a stack array, it cost four
     /// zeroing stores, a read-modify-write per probe, and a failed store
     /// forward when read back as 16-byte vectors over the 8-byte ORs
-    /// (instruction counts in docs/benchmarks.md, "Figures moved from the
-    /// code's docs").
+    /// (instruction counts in docs/bench-notes/2026-11-26.md).
     #[inline(always)]
     pub(crate) fn set_chunk<W: WordsMut + ?Sized>(
         &self,

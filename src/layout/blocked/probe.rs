@@ -34,8 +34,8 @@ pub(crate) struct VectorProbe {
     /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
     /// at compile time; inserts by the scalar probe. (A field beside the
     /// token, not an enum with it: as an enum, the AVX2 batch calls
-    /// measured slower with the same instructions per key; docs/benchmarks.md,
-    /// "Figures moved from the code's docs".)
+    /// measured slower with the same instructions per key;
+    /// docs/bench-notes/2026-11-26.md.)
     wide: bool,
 }
 
