@@ -3,7 +3,7 @@
 //! memory and queried with `contains_batch` in batches of the size one 1 MiB
 //! input chunk of these lines gives the CLI; no reading, splitting or
 //! writing. The CLI's throughput over this figure is its overhead
-//! (docs/benchmarks.md, "Command line").
+//! (docs/bench-notes/2026-11-23.md, "Command line").
 //!
 //! ```text
 //! cargo run --release --example filter_raw -- FILTER LINES_FILE [RUNS]

@@ -7,8 +7,8 @@
 //! `from_bytes` gets valid serialized filters of every layout and scheme
 //! (so mutations start past the magic, the version and the checksum), one
 //! of them followed by a second filter (the streaming reader stops after
-//! the first), and one whose insert counter is `u64::MAX` (issue 17: a
-//! loaded counter may hold any value, and inserts must saturate it).
+//! the first), and one whose insert counter is `u64::MAX` (a loaded
+//! counter may hold any value, and inserts must saturate it).
 //! `count_min_from_bytes` gets valid serialized Count-Min sketches of both
 //! schemes and update rules (one of them the copies construction, one
 //! followed by a second sketch, one with a saturated counter). The

@@ -19,8 +19,8 @@
 //! line 32 to 63 keys before it is probed: 32 lines in flight for the
 //! blocked layouts (one per key) and `32 k` for the flat ones. Longer
 //! distances put more lines in flight than the CPU's line-fill buffers
-//! hold; the sweep that chose one chunk is in docs/benchmarks.md
-//! ("Prefetch distance").
+//! hold; the sweep that chose one chunk is in
+//! docs/bench-notes/2026-11-23.md ("Prefetch distance").
 //!
 //! [`Prefetch::Auto`] (the default) prefetches when the filter is larger
 //! than [`Prefetch::AUTO_MIN_BYTES`](crate::Prefetch::AUTO_MIN_BYTES) (it no longer fits in a core's L2 cache);

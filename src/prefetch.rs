@@ -30,7 +30,7 @@ impl Prefetch {
     /// paths prefetch, unless a filter sets another distance
     /// ([`Builder::prefetch_distance`](crate::Builder::prefetch_distance)):
     /// one chunk, 32 to 63 keys ahead (chosen by measurement,
-    /// docs/benchmarks.md "Prefetch distance").
+    /// docs/bench-notes/2026-11-23.md, "Prefetch distance").
     pub const DEFAULT_DISTANCE: u32 = 1;
 
     /// The largest prefetch distance a filter accepts, in chunks (256 keys:

@@ -51,7 +51,7 @@ use std::f64::consts::LN_2;
 
 use crate::limits::{MAX_BITS, MAX_HASHES};
 
-// The blocked layouts' rates (issue 3) live in their own file,
+// The blocked layouts' rates live in their own file,
 // `src/rates/block_rates.rs`.
 pub(crate) mod block_rates;
 pub use block_rates::{blocked_fpr, split_block_fpr};
@@ -334,7 +334,7 @@ pub(crate) fn smallest_bits(p: f64, step: u64, fpr: impl Fn(u64) -> f64) -> Opti
 /// evaluation. Sizing compares several k and keeps the smallest m, so a k
 /// that cannot beat the best so far costs one evaluation of its rate
 /// instead of a whole search; an exact rate is costly to evaluate at
-/// small p (docs/benchmarks.md, "Construction cost").
+/// small p (docs/bench-notes/2026-11-23.md, "Construction cost").
 ///
 /// The search gallops from its start (steps of 1, 2, 4, ... units of
 /// `step`) until the answer is bracketed, then bisects: about

@@ -1,4 +1,4 @@
-//! The threat model's attack, shown (docs/design.md, "Adversarial keys").
+//! The threat model's attack, shown (docs/design.md, "Threat model").
 //!
 //! With the public default seed anyone can compute which block a key
 //! selects, so an attacker who chooses part of the keys can put them all
@@ -19,8 +19,8 @@ const PLANTED: usize = 1_000;
 const QUERIES: usize = 2_000;
 
 /// The block a key selects in a filter of `blocks` blocks under `seed`:
-/// the multiply-high of the hash's low half (docs/design.md, the blocked
-/// layout's addressing), computed as an attacker would, from the public
+/// the multiply-high of the hash's low half (docs/design.md, "Blocked and
+/// split-block"), computed as an attacker would, from the public
 /// hash alone.
 fn block_of(key: u64, seed: u64, blocks: u64) -> u64 {
     let h1 = hash_key(&key, seed) as u64;

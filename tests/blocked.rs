@@ -221,7 +221,7 @@ fn requested_rate_is_met_at_1e6() {
 /// Slow for CI (six filters of up to 29 MiB, 2e7 queries each):
 /// `cargo test --release --test blocked -- --ignored --nocapture`.
 #[test]
-#[ignore = "about a minute; run by hand (results in docs/benchmarks.md)"]
+#[ignore = "about a minute; run by hand (results in docs/bench-notes/2026-11-23.md)"]
 fn requested_rate_is_met_at_1e7() {
     requested_rate(10_000_000, 13, 2000.0);
 }

@@ -1,6 +1,6 @@
-//! Edge cases where Bloom-filter libraries break (issue 9), and the inputs
-//! the fuzz targets found, replayed through the public API so that they stay
-//! fixed without the fuzz toolchain.
+//! Edge cases where Bloom-filter libraries break, and the inputs the fuzz
+//! targets found, replayed through the public API so that they stay fixed
+//! without the fuzz toolchain.
 //!
 //! * Geometry extremes: m = 1 bit, k = 1 and k = `BloomFilter::MAX_HASHES`, n = 0 and
 //!   n = 1 sizing (the target rate is met, measured), p = 1e-12 and p close
@@ -701,13 +701,13 @@ fn fuzz_ops_serde_cbor_above_four_kib() {
     }
 }
 
-// ------------------------------------------- issue 17: total rate functions --
+// ----------------------------------------------------- total rate functions --
 
-/// Issue 17 (hostile-user review): the public rate functions were not total.
-/// `split_block_fpr` and `Layout::SplitBlock.fpr` gave NaN for k >= 257 even
-/// at n = 0 (a one-bit segment, `0 * ln 0`), and `powi(k as i32)` made the
-/// classic, Bloom, exact and partitioned rates inf at k = 2^31 and 16384.5 at
-/// k = `u32::MAX` (m = 2^46, n = 1). Every input must give a rate in [0, 1].
+/// The public rate functions are total: every input must give a rate in
+/// [0, 1]. They once were not: `split_block_fpr` and `Layout::SplitBlock.fpr`
+/// gave NaN for k >= 257 even at n = 0 (a one-bit segment, `0 * ln 0`), and
+/// `powi(k as i32)` made the classic, Bloom, exact and partitioned rates inf
+/// at k = 2^31 and 16384.5 at k = `u32::MAX` (m = 2^46, n = 1).
 #[test]
 fn rate_functions_are_total_at_huge_k() {
     use lesshash::rates::{blocked_fpr, split_block_fpr};
@@ -761,9 +761,9 @@ fn rate_functions_are_total_at_huge_k() {
     }
 }
 
-/// Issue 17: `fuzz/seeds/from_bytes/counter-max.bin` (written by
+/// `fuzz/seeds/from_bytes/counter-max.bin` (written by
 /// `examples/fuzz_seeds.rs`) is a valid filter whose insert counter is
-/// `u64::MAX`, the state in which every insert path overflowed. It must
+/// `u64::MAX`, the state in which every insert path once overflowed. It must
 /// load with the counter intact, and a union with it saturates.
 #[test]
 fn counter_at_max_seed_loads() {

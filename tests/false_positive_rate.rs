@@ -170,7 +170,7 @@ struct Budget {
     focus: usize,
 }
 
-/// Issue 15's acceptance, and issue 28's: every layout x scheme, built by
+/// The requested rate is met at every size: every layout x scheme, built by
 /// `expected_items(n).fpr(p)` for n in {1, 2, 3, 10, 100, 1000, 4097, 1e5}
 /// and p in {0.5, 0.1, 0.01, 1e-6}; each of the 16 configurations has its
 /// own seeds (shared seeds made the blocked schemes' cells identical, so
@@ -195,21 +195,21 @@ struct Budget {
 ///
 /// The real limits (CI budget: 2e5 queries per cell, 8e6 at 1e-6 with
 /// n >= 100, 3e7 in the four focus cells; 27 s in the test profile here,
-/// 22 s before issue 28): one cell fails when its rate is about 1.1x its
-/// formula at 1% and p = 0.5, 1.5x in a focus cell at 1e-6 (30 expected
-/// hits), and about 3x in an ordinary 1e-6 cell (8 expected hits against a
-/// limit of about 16). A 1.5x regression in every 1e-6 cell of one layout
-/// fails the pooled check: filters built 3% smaller than their declared
-/// geometry (rate 1.5x the formula; the cells with n >= 100 at 1e-6)
-/// gave 147 hits against a limit of 125 (classic), 196 against 162
-/// (partitioned), 199 against 158 (blocked) and 252 against 157
-/// (split-block; blocks are whole, so the smaller cells moved more than
-/// 1.5x). A 1.5x regression confined to one ordinary 1e-6 cell needs
-/// about 1e8 queries in that cell and is not affordable in CI, nor is any
-/// check of the 1e-6 cells with n <= 10 (rates of 1e-8 and below; no hit
-/// is expected): only their exact formula check can fail. The long run
+/// against 22 s when each cell was checked against p alone): one cell fails
+/// when its rate is about 1.1x its formula at 1% and p = 0.5, 1.5x in a
+/// focus cell at 1e-6 (30 expected hits), and about 3x in an ordinary 1e-6
+/// cell (8 expected hits against a limit of about 16). A 1.5x regression in
+/// every 1e-6 cell of one layout fails the pooled check: filters built 3%
+/// smaller than their declared geometry (rate 1.5x the formula; the cells
+/// with n >= 100 at 1e-6) gave 147 hits against a limit of 125 (classic),
+/// 196 against 162 (partitioned), 199 against 158 (blocked) and 252 against
+/// 157 (split-block; blocks are whole, so the smaller cells moved more than
+/// 1.5x). A 1.5x regression confined to one ordinary 1e-6 cell needs about
+/// 1e8 queries in that cell and is not affordable in CI, nor is any check
+/// of the 1e-6 cells with n <= 10 (rates of 1e-8 and below; no hit is
+/// expected): only their exact formula check can fail. The long run
 /// (`--ignored`, 7.5x the queries at 1e-6) narrows each cell's band by
-/// about 2.7x. docs/testing.md lists the figures.
+/// about 2.7x. docs/testing.md, "Statistical bands", lists the figures.
 #[test]
 fn requested_rate_is_met_at_every_size() {
     requested_rate_grid(&Budget {
@@ -408,7 +408,7 @@ fn grid_cell(
 /// for every layout with `Independent` and for the blocked layouts with
 /// every scheme. Classic and partitioned filters with a two-hash scheme
 /// (their ranges grown to primes: 64 -> 67, 100 -> 101) are checked as
-/// issue 15 asks: at most their rate (`Layout::fpr`, and the mean of the
+/// one-sided: at most their rate (`Layout::fpr`, and the mean of the
 /// filters' `expected_fpr()`) plus 3 standard errors. Their rate errs high
 /// on so few bits (a query's own probes are distinct over a prime range,
 /// ideal hashing's are not; plain double hashing measures down to 0.85x

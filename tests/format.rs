@@ -1288,7 +1288,7 @@ fn loaded_with_counter(calls: u64) -> BloomFilter {
 }
 
 /// The counter saturates at `u64::MAX` on every insert path, owned and
-/// atomic: it used to panic with overflow checks on and wrap to a small
+/// atomic: it once panicked with overflow checks on and wrapped to a small
 /// count without (found by loading a file with the counter near the top).
 #[test]
 fn the_insert_counter_saturates_on_every_path() {

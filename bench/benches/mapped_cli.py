@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Whole-process cost of `lesshash query` / `info` on a large filter file.
 
-Issue 30's case: a filter built for a billion keys at 1% (a 1.2 GB file),
-asked about one key. Each run is a fresh process; the script reports the
-median wall time and the median peak resident memory (from GNU time) over
-`--runs` runs, for:
+The case it measures: a filter built for a billion keys at 1% (a 1.2 GB
+file), asked about one key. Each run is a fresh process; the script reports
+the median wall time and the median peak resident memory (from GNU time)
+over `--runs` runs, for:
 
 * `query --skip-checksum`: map, check the header and length, one query;
 * `query`: the default, which also verifies the checksum (reads the file);

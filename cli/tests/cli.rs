@@ -1112,7 +1112,7 @@ fn experiment_runs_small_and_names_bad_options() {
     assert!(dir.path("figs/layouts-figure1.svg").exists());
 }
 
-// ------------------------------------ issue 17: output paths, signals, errors --
+// ----------------------------------------------- output paths, signals, errors --
 
 /// `lesshash ARGS` run in `dir` (so that an old binary's `-o -` writes a
 /// file named `-` there, not in the repository), stdout to `stdout`.
@@ -1152,7 +1152,7 @@ fn names_in(dir: &Dir) -> Vec<String> {
     names
 }
 
-/// Issue 17, item 2 (a hostile-user review): `-o` renamed a temporary file
+/// A hostile review found that `-o` renamed a temporary file
 /// over whatever was at the path. As root, `-o /dev/null` left `/dev/null` a
 /// regular file; a FIFO's reader got nothing; a symlink became a file; `-o -`
 /// made a file named `-`. Now a FIFO, a character device and `-o -` are
@@ -1239,7 +1239,7 @@ fn output_to_pipes_devices_stdout_and_symlinks() {
     );
 }
 
-/// Issue 17, items 3 and 4: `build -i x -o x` replaced the keys with the
+/// A hostile review found that `build -i x -o x` replaced the keys with the
 /// filter (exit 0), and `filter F -i x >> x` read its own output back (a
 /// 5.9 MB file grew to 3.4 GB in 20 s). An input that is the output file
 /// (same device and inode: the path, a symlink or a hard link to it) or
@@ -1306,7 +1306,7 @@ fn an_input_that_is_the_output_is_refused() {
     assert_eq!(std::fs::read(&f).unwrap(), std::fs::read(&g).unwrap());
 }
 
-/// Issue 17, item 5: SIGINT or SIGTERM during a write left the temporary
+/// A hostile review found that SIGINT or SIGTERM during a write left the temporary
 /// file (757 MB after a SIGINT). The temporary file is now created before
 /// the input is read, and a signal removes it and exits 130 or 143. The
 /// input is a pipe held open, so the signal arrives while it exists.
@@ -1345,7 +1345,7 @@ fn signals_remove_the_temporary_file() {
     }
 }
 
-/// Issue 17, item 7: argument errors were three lines (error, blank, "For
+/// A hostile review found that argument errors were three lines (error, blank, "For
 /// more information"), where the README promises one; `--fpr 1e-300` printed
 /// a 300-digit decimal (476 characters).
 #[test]
@@ -1390,7 +1390,7 @@ fn argument_errors_are_one_line() {
     assert!(lesshash(&["--version"]).status.success());
 }
 
-/// Issue 17, item 7: with stdout closed (`>&-`) the output was lost with
+/// A hostile review found that with stdout closed (`>&-`) the output was lost with
 /// exit status 0 (std reopens a closed stdout on /dev/null); a failing
 /// stdout (a full disk) said "No space left on device (os error 28)" twice in
 /// one message. Both are now exit 2 with one line; `| head` stays quiet
@@ -1441,7 +1441,7 @@ fn closed_or_failing_stdout_is_an_error() {
     }
 }
 
-/// Issue 17, item 7: a filter too large for memory was reported as "invalid
+/// A hostile review found that a filter too large for memory was reported as "invalid
 /// filter parameters". Only where the kernel refuses an allocation larger
 /// than memory (`vm.overcommit_memory` 0 or 2): with 1 it would succeed and
 /// the test would write terabytes.

@@ -4,7 +4,8 @@
 
 1e6 random int64 keys into a filter for 1e6 keys at 1%, then 1e6 other
 keys queried; the median of 9 repetitions, in million keys per second.
-Run it on an otherwise idle machine (docs/benchmarks.md, issue 26).
+Run it on an otherwise idle machine (docs/benchmarks.md, "Method"; figures in
+docs/bench-notes/2026-11-25.md, "Hash engine, index lanes and kernel layer").
 """
 
 import statistics

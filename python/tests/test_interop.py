@@ -50,7 +50,7 @@ PY_GOLDEN = DATA / "python"
 # the key itself makes it one: single ints above 2**63 and below 0, a list
 # of ints above 2**63 (the batch's integer path) and a uint64 array. (The
 # first of a seeded list of candidates that changes none of the answers
-# recorded before they were added, issue 28.)
+# recorded before they were added.)
 ARRAY_MEMBERS = [i * 7919 - 500_000 for i in range(300)]
 SINGLE_MEMBERS = [-(2**63), -1, 2**63 - 1, 2**63, 2**64 - 1]
 SINGLE_U64_MEMBERS = [2**63 + 12_345, 2**64 - 2**32 - 7, -(2**62) - 11]

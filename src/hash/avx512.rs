@@ -21,7 +21,7 @@
 //! `contains_batch` at 1e6 went from 11 to 14 ns per key with the hash
 //! alone changed). On 256-bit registers the multiplies run at the clock
 //! AVX2 code runs at, and the hash is still 1.35x the scalar formulas
-//! there (docs/benchmarks.md, "AVX-512").
+//! there (docs/bench-notes/2026-11-27.md, "AVX-512").
 //!
 //! # Where the `unsafe` rests
 //!

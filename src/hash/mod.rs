@@ -28,8 +28,9 @@
 //! Why not four keys per AVX2 register: AVX2 has no 64-bit multiply, and
 //! the 4-8-byte formula needs three (one of them 64 x 64 -> 128). Built
 //! from `vpmuludq` (32 x 32 -> 64) it measured slower than the scalar
-//! formulas (docs/benchmarks.md, issue 26's section). `wide`'s 64-bit multiplies are per-lane scalar code
-//! on SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
+//! formulas (docs/bench-notes/2026-11-25.md, "Hash engine, index lanes and
+//! kernel layer"). `wide`'s 64-bit multiplies are per-lane scalar code on
+//! SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
 //! a backend with a real 64-bit vector multiply is one trait impl: AVX-512
 //! DQ's `vpmullq` is that backend (`avx512`, four keys per register; the
 //! AVX-512 kernel's batch hash).

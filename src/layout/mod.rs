@@ -25,9 +25,10 @@ use crate::scheme::Scheme;
 /// Where the k probes of a key go.
 ///
 /// The default is [`Blocked`](Layout::Blocked), chosen by measurement
-/// (`docs/benchmarks.md`, "Defaults"): a query reads one cache line per
-/// key instead of classic's k, for about 0.3 more bits per key at 1%, and
-/// its sizing meets the requested rate at every n measured, from 1 key up.
+/// (`docs/bench-notes/2026-11-23.md`, "Defaults"): a query reads one cache
+/// line per key instead of classic's k, for about 0.3 more bits per key at
+/// 1%, and its sizing meets the requested rate at every n measured, from 1
+/// key up.
 ///
 /// The explicit discriminants are the layout's id in the binary format and
 /// never change.
@@ -74,7 +75,9 @@ impl Layout {
     ///   missed the requested rate on small filters. The builder now sizes
     ///   each scheme by a rate that counts its coinciding probe sequences,
     ///   so both meet it; the cube still gives smaller classic filters at
-    ///   small n (`docs/benchmarks.md`, "Defaults" and issue 26's section).
+    ///   small n (`docs/bench-notes/2026-11-23.md`, "Defaults";
+    ///   `docs/bench-notes/2026-11-25.md`, "Hash engine, index lanes and
+    ///   kernel layer").
     pub fn default_scheme(self) -> Scheme {
         match self {
             Layout::Blocked | Layout::SplitBlock => Scheme::DoubleHashing,

@@ -25,7 +25,8 @@ use crate::tuning::Tuning;
 /// batch. The partitioned insert moves 16 or more per key, but zeroing and
 /// merging a copy costs more per byte than a bucket's sequential traffic:
 /// measured on two threads, copies won at 1.2 bytes per key and lost at
-/// 12 (docs/benchmarks.md, issue 27, "Why two strategies").
+/// 12 (docs/bench-notes/2026-11-25.md, "Parallel inserts, Python per-key
+/// calls, Dask", the paragraph "Why two strategies").
 const COPY_BYTES_PER_KEY: usize = 4;
 
 /// And never more than this many bytes of copies in all.

@@ -14,9 +14,11 @@
 //! bit-identical to [`BloomFilter::insert_batch`]'s (tested for every
 //! layout, scheme and 1 to 8 threads in `tests/par.rs`).
 //!
-//! The relaxed-atomic path this replaced paid a locked `fetch_or` per word
-//! (per probe for flat layouts): on two threads it was twice as slow as the
-//! sequential insert at 1e7 keys (docs/benchmarks.md, issue 27).
+//! Why no atomics: a relaxed atomic `fetch_or` per word (per probe for flat
+//! layouts) is a locked instruction each, and on two threads it measured
+//! twice as slow as the sequential insert at 1e7 keys
+//! (docs/bench-notes/2026-11-25.md, "Parallel inserts, Python per-key
+//! calls, Dask").
 //!
 //! [`BloomFilter::insert_batch`]: crate::BloomFilter::insert_batch
 

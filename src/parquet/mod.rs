@@ -281,9 +281,9 @@ impl SplitBlockFilter {
     /// The rule is the classic filter's formula applied to a blocked filter,
     /// so it misses its target unless the power-of-two rounding happens to
     /// add enough (sbbf-rs-safe, sized by this rule, measures 1.266% at a 1%
-    /// target: docs/benchmarks.md). Use it to
-    /// match what Parquet writers produce; use [`with_fpr`](Self::with_fpr)
-    /// to meet a rate.
+    /// target: docs/benchmarks.md, "lesshash against other Rust Bloom
+    /// filters"). Use it to match what Parquet writers produce; use
+    /// [`with_fpr`](Self::with_fpr) to meet a rate.
     ///
     /// # Errors
     /// [`Error::InvalidParameter`] (`fpp`) unless `0 < fpp < 1`.

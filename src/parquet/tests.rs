@@ -79,7 +79,8 @@ fn fpr_formula_limits() {
     assert!(one > 0.0 && one < 1e-6, "{one}");
     assert!(sbbf_fpr(1, 1 << 20) > 0.999);
     // 10 bits/key gives 1.265% (sbbf-rs-safe, at this size, measures
-    // 1.266%: docs/benchmarks.md).
+    // 1.266%: docs/benchmarks.md, "lesshash against other Rust Bloom
+    // filters").
     let n = 1_000_000u64;
     let z = n * 10 / 256;
     let p = sbbf_fpr(z, n);

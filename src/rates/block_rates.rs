@@ -180,7 +180,8 @@ pub fn split_block_load_fpr(keys: u64, k: u32) -> f64 {
         return 1.0;
     }
     if keys == 0 {
-        // Not by the formula: with S = 1 it is 0 * ln(0) = NaN (issue 17).
+        // Not by the formula: with S = 1 it is 0 * ln(0) = NaN, and the rate
+        // must be total.
         return 0.0;
     }
     let segment = (BLOCK / u64::from(k)).max(1) as f64;
@@ -307,8 +308,8 @@ mod tests {
 
     #[test]
     fn split_block_beyond_256_hashes_is_a_rate() {
-        // Issue 17 (hostile-user review): k >= 257 makes a segment one bit,
-        // and `0 * ln(0)` made the rate NaN even for an empty filter.
+        // k >= 257 makes a segment one bit, and `0 * ln(0)` once made the
+        // rate NaN even for an empty filter.
         for k in [257u32, 512, 513, 1 << 20, 1 << 31, u32::MAX] {
             assert_eq!(split_block_load_fpr(0, k), 0.0, "k = {k}");
             assert_eq!(split_block_load_fpr(1, k), 1.0, "k = {k}");

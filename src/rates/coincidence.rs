@@ -464,8 +464,9 @@ mod tests {
     /// to 4.07 for 4) for every s >= 5, and for s = 4 at k <= 6. Not at
     /// s = 4 for k >= 7, where four-point coincidences off the diagonals
     /// appear and the formula undercounts: 4.60 at k = 7 (r = 101) and
-    /// 6.28 at k = 8 (r = 127) against its 4 (docs/testing.md: reported,
-    /// not asserted). A line count inflated by 1.1x fails here.
+    /// 6.28 at k = 8 (r = 127) against its 4 (reported, not asserted:
+    /// docs/testing.md, "Reported rather than asserted"). A line count
+    /// inflated by 1.1x fails here.
     #[test]
     fn enhanced_partial_overlaps_match_exhaustive_enumeration() {
         for (r, k) in [(53u64, 5u32), (101, 6), (101, 7), (127, 8)] {
@@ -493,9 +494,9 @@ mod tests {
     /// What it stands for is not the enumerated count of members covering
     /// exactly three probes off the diagonals: over r = 101 that count is
     /// about 1.9 (k = 5) and 35 (k = 7) against this term's 5.9 and 72.8
-    /// (docs/testing.md; the term is the empirical correction its doc
-    /// describes, checked by the measured rates in
-    /// tests/false_positive_rate.rs).
+    /// (docs/testing.md, "Reported rather than asserted"; the term is the
+    /// empirical correction its doc describes, checked by the measured rates
+    /// in tests/false_positive_rate.rs).
     #[test]
     fn off_line_triples_is_its_stated_count() {
         for k in [3u32, 4, 5, 7, 9, 16] {

@@ -180,8 +180,8 @@ fn degenerate_arguments_give_rates_not_panics() {
 
 #[test]
 fn huge_k_is_not_wrapped_to_a_negative_power() {
-    // Issue 17 (hostile-user review): `powi(k as i32)` gave inf at
-    // k = 2^31 and 16384.5 (1 / fill) at k = u32::MAX for (2^46, 1, k).
+    // `powi(k as i32)` once gave inf at k = 2^31 and 16384.5 (1 / fill) at
+    // k = u32::MAX for (2^46, 1, k): the rates must be total, in [0, 1].
     for (name, rate) in RATES {
         for k in [1 << 31, u32::MAX, i32::MAX as u32, 1 << 20] {
             for (m, n) in [

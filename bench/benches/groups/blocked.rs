@@ -1,4 +1,4 @@
-//! Issue 3's performance targets: the blocked filter's batch paths.
+//! The blocked filter's batch paths.
 //!
 //! Single thread, u64 keys, XXH3-128 hashing included, filters built for
 //! 1% FPR and filled with n keys before timing. Ids:

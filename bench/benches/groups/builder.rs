@@ -1,6 +1,6 @@
-//! Construction cost (issue 15): `Builder::geometry()`, the sizing search
-//! by each layout's exact rate, for the default scheme of each layout and
-//! for double hashing on classic, at sizes and rates from small to large.
+//! Construction cost: `Builder::geometry()`, the sizing search by each
+//! layout's exact rate, for the default scheme of each layout and for
+//! double hashing on classic, at sizes and rates from small to large.
 //! One call per iteration (the rate tables a layout builds once per process
 //! are warm: criterion's warm-up builds them).
 //!

@@ -1,6 +1,6 @@
-//! Persistence (issue 7): serializing, loading and the zero-copy view, in
-//! bytes per second of serialized filter, plus per-key query cost of the
-//! view against the owned filter.
+//! Persistence: serializing, loading and the zero-copy view, in bytes per
+//! second of serialized filter, plus per-key query cost of the view against
+//! the owned filter.
 //!
 //! ```sh
 //! cargo bench --bench lesshash -- format

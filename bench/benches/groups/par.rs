@@ -6,7 +6,7 @@
 //! call on a rayon pool of t threads: 1, 2, then doubling up to the
 //! machine's available parallelism). Each iteration handles `BATCH` u64
 //! keys from a pool of `POOL`, hashing included, against a filter built for
-//! 1e7 keys at 1% (12 MiB blocked, 11.4 MiB classic): issue 27's case, a
+//! 1e7 keys at 1% (12 MiB blocked, 11.4 MiB classic): the target case, a
 //! bulk build of millions of keys (on 2 threads the filter is small enough
 //! next to the batch to be built as per-thread copies);
 //! `par/blocked-insert/n=1e6/<variant>` and `.../n=1e8/<variant>`: empty

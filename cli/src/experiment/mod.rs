@@ -85,7 +85,7 @@ pub(crate) fn invalid(name: &'static str, reason: impl Into<String>) -> Error {
 /// The paper's bits per key, `c in {4, 8, 12, 16}`.
 pub const PAPER_BITS_PER_KEY: [u32; 4] = [4, 8, 12, 16];
 
-/// Set sizes n: the range of the paper's Figure 1 x-axis as the issue asks.
+/// Set sizes n: the range of the paper's Figure 1 x-axis.
 pub const PAPER_SET_SIZES: [u64; 5] = [5_000, 10_000, 50_000, 100_000, 500_000];
 
 /// Trials per point in the paper.

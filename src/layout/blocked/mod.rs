@@ -153,8 +153,7 @@ impl Blocks {
     /// [`test_chunk`](Self::test_chunk) by the scalar probe, out of line
     /// like the vector probes' chunk functions: inlined into the batch
     /// pipeline beside their calls, its per-key loop lost registers to
-    /// them (more instructions per key; docs/benchmarks.md, "Figures moved
-    /// from the code's docs").
+    /// them (more instructions per key; docs/bench-notes/2026-11-26.md).
     #[inline(never)]
     fn test_chunk_scalar(
         &self,
@@ -236,8 +235,7 @@ impl Blocks {
     /// Plain words skip the mask: built in a stack array, it cost four
     /// zeroing stores, a read-modify-write per probe, and a failed store
     /// forward when read back as 16-byte vectors over the 8-byte ORs
-    /// (instruction counts in docs/benchmarks.md, "Figures moved from the
-    /// code's docs").
+    /// (instruction counts in docs/bench-notes/2026-11-26.md).
     #[inline(always)]
     pub(crate) fn set_chunk<W: WordsMut + ?Sized>(
         &self,

@@ -24,7 +24,7 @@
 /// block up inside the vector function (the hash stays in the caller:
 /// inlined there, it is specialised to the key's length; called from the
 /// vector function, XXH3 ran its length dispatch and made the query
-/// slower, docs/benchmarks.md, issue 14's section).
+/// slower, docs/bench-notes/2026-11-23.md, "Probe engine targets").
 #[cfg(target_arch = "x86_64")]
 macro_rules! intrinsics_probe {
     ($probe:ident, $features:literal) => {
@@ -220,8 +220,8 @@ pub(crate) struct VectorProbe {
     /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
     /// at compile time; inserts by the scalar probe. (A field beside the
     /// token, not an enum with it: as an enum, the AVX2 batch calls
-    /// measured slower with the same instructions per key; docs/benchmarks.md,
-    /// "Figures moved from the code's docs".)
+    /// measured slower with the same instructions per key;
+    /// docs/bench-notes/2026-11-26.md.)
     wide: bool,
 }
 

@@ -11,8 +11,7 @@
 //! its word, measured as fast or faster than both `wide` forms tried
 //! (positions eight at a time, then the same ORs; the AVX2 probe's mask
 //! built in registers). Split-block suffers most: two dependent vector
-//! multiplies ahead of the ORs. Figures: docs/benchmarks.md, "Figures
-//! moved from the code's docs".
+//! multiplies ahead of the ORs. Figures: docs/bench-notes/2026-11-26.md.
 
 #![forbid(unsafe_code)]
 
@@ -28,9 +27,10 @@ use crate::salts::SALTS;
 /// hardware. SSE2 has no 32-bit lane multiply, no per-lane shift and no
 /// shuffle by a vector of indices, so `wide` runs those one lane at a time
 /// there and its blocked query runs more instructions than the scalar
-/// probe, which runs instead (counts per build in docs/benchmarks.md,
-/// "Figures moved from the code's docs"). Measured only on x86_64: other
-/// targets keep the scalar probe until measured.
+/// probe, which runs instead (counts per build in
+/// docs/bench-notes/2026-11-26.md; times per build in
+/// docs/bench-notes/2026-11-27.md, "The workspace split"). Measured only on
+/// x86_64: other targets keep the scalar probe until measured.
 pub(crate) const BLOCK_PROBE: bool = cfg!(target_feature = "avx2");
 
 /// Lanes 0..8 as a vector.

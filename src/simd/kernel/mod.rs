@@ -193,8 +193,9 @@ pub fn env_kernel() -> Result<Option<Kernel>, Error> {
 ///
 /// AVX-512 is never chosen by itself: on the AVX-512 CPU it was measured
 /// on (a Cascade Lake Xeon) it was no faster than AVX2, since the 512-bit
-/// multiplies lower that core's clock (docs/benchmarks.md, "AVX-512"). On
-/// CPUs without that penalty (Ice Lake, Zen 4 and later) ask for it
+/// multiplies lower that core's clock (docs/bench-notes/2026-11-27.md,
+/// "AVX-512"). On CPUs without that penalty (Ice Lake, Zen 4 and later)
+/// ask for it
 /// (`LESSHASH_KERNEL=avx512`, [`Builder::kernel`](crate::Builder::kernel))
 /// after comparing the `kernel-avx512` benchmark rows there.
 pub fn best_available() -> Kernel {

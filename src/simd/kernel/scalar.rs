@@ -10,7 +10,7 @@
 /// Copies the first `dst.len()` lanes of a vector's array into `dst`: a
 /// fixed-size copy (one vector store) for a whole vector, a loop for the
 /// partial last one (a variable-length `copy_from_slice` is a `memmove`
-/// call; docs/benchmarks.md, "Figures moved from the code's docs").
+/// call; docs/bench-notes/2026-11-26.md).
 #[inline(always)]
 pub(crate) fn store<T: Copy, const L: usize>(dst: &mut [T], lanes: &[T; L]) {
     if let Ok(whole) = <&mut [T; L]>::try_from(&mut *dst) {

@@ -41,7 +41,7 @@ pub(crate) struct Args {
     items: Option<u64>,
 
     /// Filter layout (default: the library's, `blocked`: one cache line
-    /// per key; see docs/benchmarks.md, "Defaults").
+    /// per key; see docs/bench-notes/2026-11-23.md, "Defaults").
     #[arg(long, value_name = "LAYOUT", default_value = "blocked", value_parser = crate::layout_parser())]
     layout: Layout,
 
