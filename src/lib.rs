@@ -104,7 +104,7 @@ mod output_file;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
 #[cfg(feature = "rayon")]
-mod partition;
+mod parts;
 mod persist;
 mod prefetch;
 mod prehashed;

@@ -109,7 +109,7 @@ fn same_params(filter: &BloomFilter) -> BloomFilter {
     other
 }
 
-/// Keys per parallel task (`TASK` in src/partition.rs, `PAR_TASK` in
+/// Keys per parallel task (`TASK` in src/parts.rs, `PAR_TASK` in
 /// src/par/mod.rs): batches of this many keys or fewer run sequentially,
 /// so a fuzz input (at most a few KiB) never reaches the parallel code
 /// unless its keys are expanded, as [`par_above_task`] does.
@@ -150,7 +150,7 @@ fn par_above_task(filter: &BloomFilter, keys: &[Key], threads: usize) {
     // left out or an answer in the wrong slot would not show): 1% for an
     // even number of fuzzed keys, small enough for the parallel insert's
     // private copies (src/par/copies.rs), 1e-4 for an odd number, too
-    // large for them (the partitioned insert, src/partition.rs).
+    // large for them (the insert by part, src/par/by_part.rs).
     let parts = keys.len() % 2 == 1;
     let fpr = if parts { 1e-4 } else { 0.01 };
     let Ok(filter) = BloomFilter::builder()

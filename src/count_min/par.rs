@@ -1,4 +1,4 @@
-//! Parallel batch adds (feature `rayon`): [`crate::partition`]'s rounds,
+//! Parallel batch adds (feature `rayon`): [`crate::parts`]'s rounds,
 //! each thread adding into its own part of the counters with plain stores.
 //!
 //! A plain update adds to counters with a saturating add of a non-negative
@@ -11,7 +11,7 @@
 
 use super::{Bytes, CountMinScheme, CountMinSketch, Counters, Hashes};
 use crate::hash::Key;
-use crate::partition::{self, sequential};
+use crate::parts::{self, sequential};
 use crate::prefetch::prefetch;
 
 /// Counter updates requested ahead of the one being applied.
@@ -52,7 +52,7 @@ impl CountMinSketch {
         count_of: impl Fn(&T) -> u64 + Sync,
     ) {
         let ix = self.indexer();
-        partition::update(
+        parts::update(
             self.slots_mut(),
             items.len(),
             |parts, range, buckets: &mut [Vec<(usize, u64)>]| {

@@ -7,7 +7,7 @@
 //! OR is commutative and idempotent, so the filter is bit-identical to the
 //! sequential insert's (tested in `tests/par.rs`). The copies cost
 //! `(threads - 1) x` the filter's size in memory and two passes over it
-//! (zeroing, merging); the partitioned insert (`partition.rs`) costs about
+//! (zeroing, merging); the insert by part (`by_part.rs`) costs about
 //! 16 bytes (blocked) to 8 k bytes (flat) of bucket traffic per key
 //! instead, and its extra passes over every key halve its gain while the
 //! filter sits in a core's cache. So copies are used when they are the
@@ -36,7 +36,7 @@ const MAX_COPY_BYTES: usize = 256 << 20;
 const MERGE_WORDS: usize = 1 << 13;
 
 /// Whether `n` keys into `words` words on `threads` threads go through
-/// private copies rather than partitions.
+/// private copies rather than parts.
 pub(super) fn pays(words: usize, n: usize, threads: usize) -> bool {
     let bytes = words
         .saturating_mul(8)

@@ -9,7 +9,7 @@
 //!   the batch is built as one private copy per thread, ORed together at
 //!   the end ([`copies`]); a larger one is partitioned by destination so
 //!   that each thread owns a disjoint part of the bit array and sets bits
-//!   with plain stores ([`partition`]). Both are bit-identical to the
+//!   with plain stores ([`by_part`], over the driver [`crate::parts`]). Both are bit-identical to the
 //!   sequential insert (tested bit for bit in `tests/par.rs`).
 //! * Inserts of the `Independent` scheme (the k-hash baseline, which has no
 //!   two-hash plan to partition by) turn the filter into an
@@ -25,8 +25,8 @@
 
 use rayon::prelude::*;
 
+mod by_part;
 mod copies;
-mod partition;
 mod query;
 
 use crate::AtomicBloomFilter;
@@ -38,7 +38,7 @@ use crate::hash::Key;
 /// Keys per parallel task: the partitioned insert's task size, for the
 /// same reasons (enough work per task to hide scheduling, and enough tasks
 /// to balance two to dozens of threads on a million keys).
-pub(crate) const PAR_TASK: usize = crate::partition::TASK;
+pub(crate) const PAR_TASK: usize = crate::parts::TASK;
 
 /// Gives the bits back to the filter when dropped, also while unwinding.
 struct Shared<'a> {
@@ -54,7 +54,7 @@ impl Drop for Shared<'_> {
     }
 }
 
-pub(crate) use crate::partition::sequential;
+pub(crate) use crate::parts::sequential;
 
 /// Parallel batch paths; see the module docs (`src/par/`) for how they stay race-free and
 /// bit-identical to the sequential ones.
@@ -97,12 +97,12 @@ impl BloomFilter {
             Some(plan) => {
                 let tuning = geometry.tuning;
                 let words = self.words_mut();
-                // Copies for a filter small next to the batch; partitions
+                // Copies for a filter small next to the batch; parts
                 // otherwise, or when the copies cannot be allocated.
                 let copied = copies::pays(words.len(), n, rayon::current_num_threads())
                     && copies::insert(&plan, tuning, words, n, &fill);
                 if !copied {
-                    partition::insert(&plan, tuning, words, n, fill);
+                    by_part::insert(&plan, tuning, words, n, fill);
                 }
             }
             None => self.par_insert_atomic(n, independent),

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::Error;
 use crate::batch::Plan;
 use crate::hash::Key;
-use crate::partition::{TASK, sequential};
+use crate::parts::{TASK, sequential};
 use crate::view::FilterView;
 
 impl FilterView<'_> {

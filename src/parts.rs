@@ -1,4 +1,4 @@
-//! Parallel updates without atomics (feature `rayon`): partition a batch
+//! Parallel updates without atomics (feature `rayon`): split a batch
 //! by where its updates land, then let each thread apply those of one part
 //! of the storage with plain stores.
 //!

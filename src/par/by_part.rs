@@ -1,6 +1,6 @@
 //! The parallel insert without atomics: each round's keys sorted by the
 //! part of the bit array their bits fall in, each part's bits set by one
-//! thread with plain stores ([`crate::partition`], the driver shared with
+//! thread with plain stores ([`crate::parts`], the driver shared with
 //! the Count-Min sketch).
 //!
 //! Bucketing hashes the keys and derives their destinations exactly as the
@@ -30,7 +30,7 @@ use crate::batch::{CHUNK, Plan, Stage};
 use crate::bits::Block;
 use crate::hash::split;
 use crate::layout::blocked::Blocks;
-use crate::partition;
+use crate::parts;
 use crate::prefetch::prefetch;
 use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
@@ -51,7 +51,7 @@ pub(super) fn insert(
     let pf = tuning.prefetch.applies_to(std::mem::size_of_val(words));
     let kernel = tuning.kernel;
     match plan {
-        Plan::Blocks(p) => partition::update(
+        Plan::Blocks(p) => parts::update(
             words,
             n,
             |parts, keys, buckets: &mut [Vec<u128>]| {
@@ -63,7 +63,7 @@ pub(super) fn insert(
             },
             |part, first_word, hashes| set_blocks(p, part, first_word / BLOCK_WORDS, hashes, pf),
         ),
-        Plan::Flat(_) => partition::update(
+        Plan::Flat(_) => parts::update(
             words,
             n,
             |parts, keys, buckets: &mut [Vec<u64>]| {
