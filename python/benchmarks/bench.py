@@ -165,6 +165,7 @@ def rows_for(kind: str, n: int, repeat: int):
 
 def dask_row(n: int, repeat: int, partitions: int = 16):
     import dask.dataframe as dd
+    import pandas as pd
     from distributed import Client, LocalCluster, wait
 
     import lesshash
@@ -182,8 +183,17 @@ def dask_row(n: int, repeat: int, partitions: int = 16):
     t_single, ref = median_time(single, repeat)
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster):
-        # The keys already on the workers, as after a read_parquet.
-        series = dd.from_array(keys, chunksize=-(-n // partitions)).persist()
+        # The keys already on the workers, as after a read_parquet: each
+        # partition made where it lives (from_array would put the whole
+        # array in the graph, a large graph sent to the scheduler).
+        chunk = -(-n // partitions)
+        starts = list(range(0, n, chunk))
+        series = dd.from_map(
+            lambda start: pd.Series(int_keys(start, min(chunk, n - start)), name="key"),
+            starts,
+            meta=pd.Series([], dtype=np.int64, name="key"),
+            enforce_metadata=False,
+        ).persist()
         wait(series)
         ld.build(series, n, FPR)  # warm-up: workers import lesshash
         times = []
