@@ -37,7 +37,7 @@
 
 use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
-use crate::geometry::{Geometry, Probe};
+use crate::geometry::{Addressing, Geometry};
 use crate::hash::short::hash_into;
 use crate::hash::{Key, Secrets, split};
 use crate::layout::blocked::Blocks;
@@ -66,9 +66,9 @@ impl Plan {
         if !g.scheme.is_two_hash() {
             return None;
         }
-        Some(match g.probe {
-            Probe::Blocks(b) => Plan::Blocks(b),
-            Probe::Flat(f) => Plan::Flat(f.kernel_spec()),
+        Some(match g.addressing {
+            Addressing::Blocks(b) => Plan::Blocks(b),
+            Addressing::Flat(f) => Plan::Flat(f.kernel_spec()),
         })
     }
 }

@@ -4,7 +4,7 @@
 //! Everything that answers or records membership (the owned
 //! [`BloomFilter`](crate::BloomFilter), a [`FilterView`](crate::FilterView)
 //! over serialized bytes, an [`AtomicBloomFilter`](crate::AtomicBloomFilter),
-//! the batch and parallel pipelines) goes through the layout's [`Probe`]
+//! the batch and parallel pipelines) goes through the layout's [`Addressing`]
 //! over some storage of words ([`Words`], [`WordsMut`]). The layout is
 //! matched once per call; the probe's constants (block count, segment
 //! size, the scheme's reduced constants) were computed when the filter was
@@ -55,9 +55,10 @@ use crate::layout::flat::Flat;
 use crate::scheme::Scheme;
 use crate::tuning::Tuning;
 
-/// A layout's probe: where a key's bits are, and how to test and set them.
+/// A layout's addressing: where a key's bits are, and how to test and set
+/// them (the word "probe" is kept for one of the k bit positions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Probe {
+pub(crate) enum Addressing {
     /// Classic and partitioned.
     Flat(Flat),
     /// Blocked and split-block.
@@ -77,12 +78,12 @@ pub(crate) struct Geometry {
     /// The probes' range: m for classic, m/k for partitioned, the number of
     /// 512-bit blocks for the blocked layouts.
     pub(crate) range: u64,
-    pub(crate) probe: Probe,
+    pub(crate) addressing: Addressing,
     pub(crate) tuning: Tuning,
 }
 
 /// Two geometries are equal when the parameters that define a filter are:
-/// layout, scheme, seed, m and k. `range` and `probe` are derived
+/// layout, scheme, seed, m and k. `range` and `addressing` are derived
 /// from them, and the [`Tuning`] (kernel, prefetch) never changes an answer,
 /// so two filters differing only in how their probes run compare equal.
 impl PartialEq for Geometry {
@@ -119,11 +120,11 @@ impl Geometry {
             Layout::Blocked | Layout::SplitBlock => (num_bits / BLOCK_BITS, 0),
         };
         let tuning = Tuning::default();
-        let probe = match layout {
+        let addressing = match layout {
             Layout::Classic | Layout::Partitioned => {
-                Probe::Flat(Flat::new(scheme, range, stride, num_hashes))
+                Addressing::Flat(Flat::new(scheme, range, stride, num_hashes))
             }
-            Layout::Blocked | Layout::SplitBlock => Probe::Blocks(Blocks::new(
+            Layout::Blocked | Layout::SplitBlock => Addressing::Blocks(Blocks::new(
                 range,
                 num_hashes,
                 Segments::of(layout),
@@ -137,14 +138,14 @@ impl Geometry {
             num_bits,
             num_hashes,
             range,
-            probe,
+            addressing,
             tuning,
         }
     }
 
     /// This geometry run with `tuning` (an available kernel).
     pub(crate) fn with_tuning(mut self, tuning: Tuning) -> Self {
-        if let Probe::Blocks(b) = &mut self.probe {
+        if let Addressing::Blocks(b) = &mut self.addressing {
             *b = b.with_kernel(tuning.kernel);
         }
         self.tuning = tuning;
@@ -161,8 +162,8 @@ impl Geometry {
     /// and restore six registers.)
     #[inline(always)]
     pub(crate) fn contains<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
-        match &self.probe {
-            Probe::Blocks(p) if self.scheme.is_two_hash() => {
+        match &self.addressing {
+            Addressing::Blocks(p) if self.scheme.is_two_hash() => {
                 key.with_bytes(|bytes| p.test(words, hash128(bytes, self.seed)))
             }
             _ => self.contains_other(words, key),
@@ -177,9 +178,9 @@ impl Geometry {
             if self.scheme.is_two_hash() {
                 return self.contains_hash(words, hash128(bytes, self.seed));
             }
-            match &self.probe {
-                Probe::Flat(p) => p.test_independent(words, bytes, self.seed),
-                Probe::Blocks(p) => p.test_independent(words, bytes, self.seed),
+            match &self.addressing {
+                Addressing::Flat(p) => p.test_independent(words, bytes, self.seed),
+                Addressing::Blocks(p) => p.test_independent(words, bytes, self.seed),
             }
         })
     }
@@ -188,8 +189,8 @@ impl Geometry {
     /// [`contains`](Self::contains) is).
     #[inline(always)]
     pub(crate) fn insert<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
-        match &self.probe {
-            Probe::Blocks(p) if self.scheme.is_two_hash() => {
+        match &self.addressing {
+            Addressing::Blocks(p) if self.scheme.is_two_hash() => {
                 key.with_bytes(|bytes| p.set(words, hash128(bytes, self.seed)))
             }
             _ => self.insert_other(words, key),
@@ -204,9 +205,9 @@ impl Geometry {
             if self.scheme.is_two_hash() {
                 return self.insert_hash(words, hash128(bytes, self.seed));
             }
-            match &self.probe {
-                Probe::Flat(p) => p.set_independent(words, bytes, self.seed),
-                Probe::Blocks(p) => p.set_independent(words, bytes, self.seed),
+            match &self.addressing {
+                Addressing::Flat(p) => p.set_independent(words, bytes, self.seed),
+                Addressing::Blocks(p) => p.set_independent(words, bytes, self.seed),
             }
         })
     }
@@ -215,9 +216,9 @@ impl Geometry {
     /// scheme must be a two-hash scheme (callers check).
     #[inline(always)]
     pub(crate) fn contains_hash<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
-        match &self.probe {
-            Probe::Flat(p) => p.test(words, hash),
-            Probe::Blocks(p) => p.test(words, hash),
+        match &self.addressing {
+            Addressing::Flat(p) => p.test(words, hash),
+            Addressing::Blocks(p) => p.test(words, hash),
         }
     }
 
@@ -225,9 +226,9 @@ impl Geometry {
     /// a two-hash scheme (callers check).
     #[inline(always)]
     pub(crate) fn insert_hash<W: WordsMut + ?Sized>(&self, words: &mut W, hash: u128) {
-        match &self.probe {
-            Probe::Flat(p) => p.set(words, hash),
-            Probe::Blocks(p) => p.set(words, hash),
+        match &self.addressing {
+            Addressing::Flat(p) => p.set(words, hash),
+            Addressing::Blocks(p) => p.set(words, hash),
         }
     }
 
@@ -253,9 +254,9 @@ impl Geometry {
 
     /// The bit positions of a key by the layout's oracle, in probe order.
     pub(crate) fn reference_positions(&self, bytes: &[u8]) -> Vec<u64> {
-        match &self.probe {
-            Probe::Flat(p) => p.positions(bytes, self.seed),
-            Probe::Blocks(p) => p.positions(bytes, self.seed, self.scheme.is_two_hash()),
+        match &self.addressing {
+            Addressing::Flat(p) => p.positions(bytes, self.seed),
+            Addressing::Blocks(p) => p.positions(bytes, self.seed, self.scheme.is_two_hash()),
         }
     }
 }

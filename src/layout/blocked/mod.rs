@@ -33,7 +33,7 @@
 
 pub(crate) mod addressing;
 
-pub(crate) use crate::simd::block::VectorProbe;
+pub(crate) use crate::simd::block::VectorBackend;
 
 pub(crate) use addressing::{
     BLOCK_BITS, InBlockConstants, Segments, block_index, lane_hash, lane_input, position,
@@ -60,7 +60,7 @@ pub(crate) struct Blocks {
     /// Where each probe lands inside the block.
     consts: InBlockConstants,
     /// The vector probe, if the kernel in use has one.
-    vector: VectorProbe,
+    vector: VectorBackend,
 }
 
 impl Blocks {
@@ -70,14 +70,14 @@ impl Blocks {
         Self {
             blocks: blocks.max(1),
             consts: InBlockConstants::new(k, segs),
-            vector: VectorProbe::for_kernel(kernel),
+            vector: VectorBackend::for_kernel(kernel),
         }
     }
 
     /// The same probe, with the vector probe of `kernel`.
     pub(crate) fn with_kernel(self, kernel: Kernel) -> Self {
         Self {
-            vector: VectorProbe::for_kernel(kernel),
+            vector: VectorBackend::for_kernel(kernel),
             ..self
         }
     }
@@ -500,7 +500,7 @@ mod tests {
         probes.push((
             "wide probe".into(),
             Blocks {
-                vector: VectorProbe::wide(),
+                vector: VectorBackend::wide(),
                 ..wide
             },
         ));

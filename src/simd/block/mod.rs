@@ -1,6 +1,6 @@
 //! The blocked layouts' in-register probes, one module per backend
 //! (`avx2`, `avx512`: intrinsics behind their CPU tokens; `wide`: the
-//! portable one), and [`VectorProbe`], the one dispatcher, chosen once per
+//! portable one), and [`VectorBackend`], the one dispatcher, chosen once per
 //! filter from its [`Kernel`] and stored in its geometry (`Blocks`). Each
 //! backend computes the positions `layout::blocked::addressing` defines
 //! (the layout owns the rule; these are its vector forms, tested against
@@ -209,7 +209,7 @@ use crate::simd::kernel::Kernel;
 /// never changes an answer, so it is not part of a filter's identity: any
 /// two compare equal.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct VectorProbe {
+pub(crate) struct VectorBackend {
     /// The AVX-512 probe, with the token that proves the CPU has it.
     /// Tested after AVX2's: the default kernel pays no extra branch.
     #[cfg(target_arch = "x86_64")]
@@ -225,15 +225,15 @@ pub(crate) struct VectorProbe {
     wide: bool,
 }
 
-impl PartialEq for VectorProbe {
+impl PartialEq for VectorBackend {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
 
-impl Eq for VectorProbe {}
+impl Eq for VectorBackend {}
 
-impl VectorProbe {
+impl VectorBackend {
     /// The probe for `kernel`: AVX-512 for [`Kernel::Avx512`] and AVX2 for
     /// [`Kernel::Avx2`] on a CPU with it,
     /// `wide`'s for [`Kernel::Wide`] where it is built with the lane

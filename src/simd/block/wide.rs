@@ -21,7 +21,7 @@ use crate::hash::split;
 use crate::layout::blocked::addressing::{InBlockConstants, block_index};
 use crate::salts::SALTS;
 
-/// Whether [`super::VectorProbe`] runs this probe for
+/// Whether [`super::VectorBackend`] runs this probe for
 /// [`Kernel::Wide`](crate::Kernel::Wide):
 /// only where `wide` has per-lane multiplies, shifts and shuffles in
 /// hardware. SSE2 has no 32-bit lane multiply, no per-lane shift and no
@@ -181,7 +181,7 @@ mod tests {
 
     use crate::test_support::next;
 
-    /// The probe's own functions (whether or not `VectorProbe` runs them in this
+    /// The probe's own functions (whether or not `VectorBackend` runs them in this
     /// build) against the addressing oracle: every k, both layouts, on the
     /// key's own bits, each of them cleared in turn, and random lines.
     #[test]

@@ -5,7 +5,7 @@
 //!
 //! # What a kernel selects
 //!
-//! * The blocked layouts' vector probe (`layout::blocked::VectorProbe`,
+//! * The blocked layouts' vector probe (`layout::blocked::VectorBackend`,
 //!   next to the layout: AVX2, `wide`'s, or the scalar one), chosen once
 //!   when a filter is built or loaded or its kernel is set.
 //! * The flat layouts' batch index kernel, here ([`flat_indices`],
