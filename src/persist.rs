@@ -444,8 +444,7 @@ pub(crate) fn check_stream_end<R: Read>(mut r: R, total: u64) -> Result<(), Erro
 /// followed: its target is replaced, the link kept. A FIFO or a character
 /// device (`/dev/stdout`, a pipe) is written straight through: renaming
 /// over it would replace the device with a file. Anything else (a
-/// directory, a socket, a block device) is [`Error::InvalidParameter`]
-/// (`path`).
+/// directory, a socket, a block device) is [`Error::UnusablePath`].
 pub(crate) fn write_file(
     path: &Path,
     what: &'static str,

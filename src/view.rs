@@ -319,12 +319,12 @@ impl<'a> FilterView<'a> {
     /// [`Error::Allocation`] if the bits cannot be allocated.
     pub fn to_filter(&self) -> Result<BloomFilter, Error> {
         let mut filter = BloomFilter::from_geometry(self.geometry)?;
-        for (dst, &src) in filter.words_mut().iter_mut().zip(self.words) {
-            *dst = if self.little_endian {
-                u64::from_le(src)
-            } else {
-                src
-            };
+        for (dst, &src) in filter
+            .words_mut()
+            .iter_mut()
+            .zip(self.native_words().iter())
+        {
+            *dst = src;
         }
         filter.set_insert_calls(self.header.insert_calls);
         Ok(filter)

@@ -1046,7 +1046,7 @@ fn demo_runs_small() {
     for case in [
         "in cache, u64 keys (10000 keys)",
         "in cache, 64-byte keys (10000 keys)",
-        "in memory, u64 keys (200000 keys)",
+        "larger, u64 keys (200000 keys, 0.2 MiB)",
     ] {
         let line = out
             .lines()

@@ -215,14 +215,8 @@ impl BloomFilter {
 
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         Ok(match key_bytes(key)? {
-            KeyBytes::Int(k) => self.inner.read(py, |b| {
-                let f = b.view();
-                f.contains(&k)
-            }),
-            k => self.inner.read(py, |b| {
-                let f = b.view();
-                f.contains(k.as_slice())
-            }),
+            KeyBytes::Int(k) => self.inner.read(py, |b| b.view().contains(&k)),
+            k => self.inner.read(py, |b| b.view().contains(k.as_slice())),
         })
     }
 
@@ -494,43 +488,28 @@ impl BloomFilter {
     /// Bits in the filter (m).
     #[getter]
     fn bits(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.num_bits()
-        })
+        self.inner.read(py, |b| b.view().num_bits())
     }
 
     /// Probes per key (k).
     #[getter]
     fn hashes(&self, py: Python<'_>) -> u32 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.num_hashes()
-        })
+        self.inner.read(py, |b| b.view().num_hashes())
     }
 
     #[getter]
     fn layout(&self, py: Python<'_>) -> &'static str {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.layout().name()
-        })
+        self.inner.read(py, |b| b.view().layout().name())
     }
 
     #[getter]
     fn scheme(&self, py: Python<'_>) -> &'static str {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.scheme().name()
-        })
+        self.inner.read(py, |b| b.view().scheme().name())
     }
 
     #[getter]
     fn seed(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.seed()
-        })
+        self.inner.read(py, |b| b.view().seed())
     }
 
     /// Bits per key added so far (`bits / insert_calls`; repeats count), or
@@ -549,37 +528,25 @@ impl BloomFilter {
     /// Keys added so far, repeats included (kept in the file; unions add).
     #[getter]
     fn insert_calls(&self, py: Python<'_>) -> u64 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.insert_calls()
-        })
+        self.inner.read(py, |b| b.view().insert_calls())
     }
 
     /// The false-positive rate now, from the fill and the layout's formula.
     #[getter]
     fn expected_fpr(&self, py: Python<'_>) -> f64 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.expected_fpr()
-        })
+        self.inner.read(py, |b| b.view().expected_fpr())
     }
 
     /// The number of distinct keys, estimated from the fill.
     #[getter]
     fn estimated_len(&self, py: Python<'_>) -> f64 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.estimated_len()
-        })
+        self.inner.read(py, |b| b.view().estimated_len())
     }
 
     /// The fraction of bits set.
     #[getter]
     fn fill_ratio(&self, py: Python<'_>) -> f64 {
-        self.inner.read(py, |b| {
-            let f = b.view();
-            f.fill_ratio()
-        })
+        self.inner.read(py, |b| b.view().fill_ratio())
     }
 
     /// Memory the bits take, in bytes (for a map: mapped, not allocated;

@@ -5,8 +5,8 @@
 //!
 //! # What a kernel selects
 //!
-//! * The blocked layouts' vector probe (`layout::blocked::VectorBackend`,
-//!   next to the layout: AVX2, `wide`'s, or the scalar one), chosen once
+//! * The blocked layouts' vector probe (`simd::block::VectorBackend`:
+//!   AVX-512, AVX2, `wide`'s, or none and the layout's scalar one), chosen once
 //!   when a filter is built or loaded or its kernel is set.
 //! * The flat layouts' batch index kernel, here ([`flat_indices`],
 //!   [`FlatSpec`]; classic, partitioned): the bit index of probe i of key j,
@@ -36,7 +36,7 @@
 //!   it; called with the `cpu::Avx2` token (detected once, cached).
 //! * [`Kernel::Avx512`] (x86_64 with AVX-512 F, DQ, BW and VL): the batch
 //!   hash four keys per register (`hash::avx512`) and the blocked layouts'
-//!   probe one block per register (`layout::blocked::avx512`), with the
+//!   probe one block per register (`simd::block::avx512`), with the
 //!   `cpu::Avx512` token; the flat index kernel is AVX2's (which the
 //!   token implies).
 //!
