@@ -15,7 +15,7 @@ use crate::view::FilterView;
 
 impl FilterView<'_> {
     /// [`contains_batch`](Self::contains_batch) on rayon's thread pool
-    /// (tasks of [`TASK`] keys, each running the sequential pipeline over
+    /// (tasks of 16,384 keys, `parts::TASK`, each running the sequential pipeline over
     /// its own keys and its own part of `out`); the sequential path
     /// below one task's worth of keys.
     ///
