@@ -41,9 +41,9 @@ const _: () = assert!(size_of::<AtomicU64>() == size_of::<u64>());
 /// Setting bits is an OR, commutative and idempotent, so concurrent
 /// inserts give the bits of the sequential ones whatever the interleaving.
 #[derive(Clone, Copy)]
-pub(crate) struct Shared<'a>(&'a [AtomicBlock]);
+pub(crate) struct AtomicWords<'a>(&'a [AtomicBlock]);
 
-impl Words for Shared<'_> {
+impl Words for AtomicWords<'_> {
     type Line<'a>
         = &'a AtomicBlock
     where
@@ -72,7 +72,7 @@ impl Line for &AtomicBlock {
     }
 }
 
-impl WordsMut for Shared<'_> {
+impl WordsMut for AtomicWords<'_> {
     #[inline(always)]
     fn or(&mut self, i: usize, mask: u64) {
         self.0[i / 8].0[i % 8].fetch_or(mask, Relaxed);
@@ -191,7 +191,7 @@ impl AtomicBloomFilter {
     /// Inserts a key, from any thread.
     #[inline]
     pub fn insert<K: Key + ?Sized>(&self, key: &K) {
-        self.geometry.insert(&mut Shared(&self.blocks), key);
+        self.geometry.insert(&mut AtomicWords(&self.blocks), key);
         self.count_insert();
     }
 
@@ -199,7 +199,7 @@ impl AtomicBloomFilter {
     /// docs for what concurrent inserts it sees).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.geometry.contains(&Shared(&self.blocks), key)
+        self.geometry.contains(&AtomicWords(&self.blocks), key)
     }
 
     /// The filter's parameters.
@@ -211,7 +211,8 @@ impl AtomicBloomFilter {
     /// holds a [`Prehashed`](crate::Prehashed)).
     #[inline]
     pub(crate) fn insert_hash_unchecked(&self, hash: u128) {
-        self.geometry.insert_hash(&mut Shared(&self.blocks), hash);
+        self.geometry
+            .insert_hash(&mut AtomicWords(&self.blocks), hash);
         self.count_insert();
     }
 
@@ -219,7 +220,8 @@ impl AtomicBloomFilter {
     /// is a two-hash one.
     #[inline]
     pub(crate) fn contains_hash_unchecked(&self, hash: u128) -> bool {
-        self.geometry.contains_hash(&Shared(&self.blocks), hash)
+        self.geometry
+            .contains_hash(&AtomicWords(&self.blocks), hash)
     }
 
     crate::geometry::parameter_getters!(geometry);

@@ -50,7 +50,9 @@ pub mod limits {
 /// everything else through a temporary file renamed over the target): the
 /// rules of `BloomFilter::write_file`, for the command line's `-o`.
 pub mod output_file {
-    pub use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+    pub use crate::format::output_file::{
+        create_temp_beside, is_stream, parent_dir, resolve_links,
+    };
 }
 
 /// The false-positive terms behind the public rates.
@@ -61,8 +63,8 @@ pub mod rates {
 
 /// The Bloom filter format's ids and streaming limit.
 pub mod format {
+    pub use crate::format::frame::EAGER_LIMIT;
     pub use crate::format::header::{layout_from_id, scheme_from_id, scheme_id};
-    pub use crate::persist::EAGER_LIMIT;
 }
 
 /// The Count-Min sketch's column oracle, error bound and format details.

@@ -100,12 +100,10 @@ mod layout;
 mod limits;
 #[cfg(feature = "mmap")]
 mod mapped;
-mod output_file;
 #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
 mod par;
 #[cfg(feature = "rayon")]
 mod parts;
-mod persist;
 mod prefetch;
 mod prehashed;
 mod primes;

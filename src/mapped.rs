@@ -35,10 +35,10 @@ use memmap2::Mmap;
 
 use crate::Error;
 use crate::filter::BloomFilter;
+use crate::format::frame::io_err;
 use crate::format::{HEADER_LEN, Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::persist::io_err;
 use crate::prehashed::Prehashed;
 use crate::view::{FilterView, view_queries};
 
@@ -276,7 +276,7 @@ impl MappedFilter {
     /// # Errors
     /// As [`BloomFilter::write_file`].
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        crate::persist::write_file(path.as_ref(), "writing the filter", |w| {
+        crate::format::frame::write_file(path.as_ref(), "writing the filter", |w| {
             w.write_all(self.bytes.as_slice())
                 .map_err(io_err("writing the filter"))
         })
@@ -316,9 +316,10 @@ impl FileBytes {
     /// (`len`, the reported length, is trusted only when it matches the
     /// header's total; files under /proc report 0).
     fn read(mut file: File, len: u64) -> Result<Self, Error> {
-        let header = crate::persist::read_header(&mut file, &crate::format::MAGIC)?;
+        let header = crate::format::frame::read_header(&mut file, &crate::format::MAGIC)?;
         let total = Header::parse(&header)?.total_len();
-        let (words, got) = crate::persist::read_item_aligned(file, &header, total, len == total)?;
+        let (words, got) =
+            crate::format::frame::read_item_aligned(file, &header, total, len == total)?;
         Ok(FileBytes::Read(words, got))
     }
 

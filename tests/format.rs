@@ -1392,7 +1392,7 @@ fn write_file_follows_links_and_writes_through_fifos() {
 /// with `read_file` until the writer is done. Every load must succeed and
 /// be A or B, never an error (a truncated or half-written file) nor a mix.
 /// Writing the regular file in place (`File::create` + write, in
-/// src/persist.rs `write_file`) fails here (docs/testing.md).
+/// src/format/frame.rs `write_file`) fails here (docs/testing.md).
 #[test]
 fn a_reader_sees_the_old_or_the_new_file_while_write_file_replaces_it() {
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -73,8 +73,8 @@ use super::builder::check_dimensions;
 use super::{CountMinDimensions, CountMinScheme, CountMinSketch};
 use crate::Error;
 use crate::bits::AlignedWords;
-pub use crate::persist::{HEADER_LEN, TRAILER_LEN};
-use crate::persist::{
+pub use crate::format::frame::{HEADER_LEN, TRAILER_LEN};
+use crate::format::frame::{
     check_input_len, check_preamble, le_u64, load_framed, open_sized, read_header, read_payload,
     seal_header, write_framed,
 };
@@ -379,7 +379,7 @@ impl CountMinSketch {
     /// [`Error::UnusablePath`] if `path` has no file name or is
     /// a directory, a socket or a block device.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        crate::persist::write_file(path.as_ref(), "writing the sketch", |w| self.write_to(w))
+        crate::format::frame::write_file(path.as_ref(), "writing the sketch", |w| self.write_to(w))
     }
 
     /// Loads a sketch from a file written by [`write_file`](Self::write_file)
@@ -398,7 +398,7 @@ impl CountMinSketch {
             // A stream: read with the allocation bounded by what arrives,
             // then it must end.
             let sketch = header.read_body(&mut file, &header_bytes, false)?;
-            crate::persist::check_stream_end(file, header.total_len())?;
+            crate::format::frame::check_stream_end(file, header.total_len())?;
             return Ok(sketch);
         };
         check_input_len(len, header.payload_len())?;

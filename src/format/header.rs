@@ -10,10 +10,10 @@ use crate::FormatError;
 use crate::Error;
 use crate::bits::Block;
 use crate::filter::BloomFilter;
+use crate::format::frame::{check_input_len, check_preamble, le_u64, seal_header};
 use crate::geometry::Geometry;
 use crate::layout::Layout;
 use crate::limits::{MAX_BITS, MAX_HASHES};
-use crate::persist::{check_input_len, check_preamble, le_u64, seal_header};
 use crate::scheme::{Enhancement, Scheme};
 
 /// The stable id of a scheme in the format (independent of the enum's order).

@@ -38,10 +38,21 @@
 //! 64 MiB up front and grows with the data actually read, so a
 //! header promising terabytes over a short stream fails with
 //! [`FormatError::Truncated`] after allocating about what was read.
+//!
+//! # Submodules
+//!
+//! `header` parses and writes the 64-byte header above. `frame` is what
+//! every lesshash format shares (this one and the Count-Min sketch's): the
+//! preamble and checksums, little-endian payload words, bounded stream
+//! reads and the atomic file write; `output_file` decides where an output
+//! file goes. Both sit below the filter types, so that the sketch, which
+//! does not know the filter, can use them.
 
 #![forbid(unsafe_code)]
 
+pub(crate) mod frame;
 pub(crate) mod header;
+pub(crate) mod output_file;
 
 pub use header::Header;
 
@@ -51,8 +62,10 @@ use std::path::Path;
 
 use xxhash_rust::xxh3::xxh3_64;
 
-pub use crate::persist::{HEADER_LEN, TRAILER_LEN};
-use crate::persist::{check_checksum, le_u64, load_framed, open_sized, read_payload, write_framed};
+pub use crate::format::frame::{HEADER_LEN, TRAILER_LEN};
+use crate::format::frame::{
+    check_checksum, le_u64, load_framed, open_sized, read_payload, write_framed,
+};
 
 use crate::Error;
 use crate::bits::AlignedWords;
@@ -177,7 +190,7 @@ impl BloomFilter {
     /// As [`from_bytes`](Self::from_bytes) (bytes after the filter are not
     /// read, so not an error), plus [`Error::Io`].
     pub fn read_from<R: Read>(mut r: R) -> Result<Self, Error> {
-        let header = crate::persist::read_header(&mut r, &MAGIC)?;
+        let header = crate::format::frame::read_header(&mut r, &MAGIC)?;
         let parsed = Header::parse(&header)?;
         read_body(r, &parsed, &header, false)
     }
@@ -197,7 +210,7 @@ impl BloomFilter {
     /// [`Error::UnusablePath`] if `path` has no file name or is
     /// a directory, a socket or a block device.
     pub fn write_file(&self, path: impl AsRef<Path>) -> Result<(), Error> {
-        crate::persist::write_file(path.as_ref(), "writing the filter", |w| self.write_to(w))
+        crate::format::frame::write_file(path.as_ref(), "writing the filter", |w| self.write_to(w))
     }
 
     /// Loads a filter from a file written by [`write_file`](Self::write_file)
@@ -210,13 +223,13 @@ impl BloomFilter {
     /// As [`from_bytes`](Self::from_bytes), plus [`Error::Io`].
     pub fn read_file(path: impl AsRef<Path>) -> Result<Self, Error> {
         let (mut file, len) = open_sized(path.as_ref())?;
-        let header = crate::persist::read_header(&mut file, &MAGIC)?;
+        let header = crate::format::frame::read_header(&mut file, &MAGIC)?;
         let parsed = Header::parse(&header)?;
         let Some(len) = len else {
             // A stream: read as `read_from` reads (allocation bounded by
             // what arrives), then it must end.
             let filter = read_body(&mut file, &parsed, &header, false)?;
-            crate::persist::check_stream_end(file, parsed.total_len())?;
+            crate::format::frame::check_stream_end(file, parsed.total_len())?;
             return Ok(filter);
         };
         parsed.check_len(len)?;
@@ -295,7 +308,7 @@ impl BloomFilter {
         }
         check_padding(&parsed, le_u64(&payload[payload.len() - 8..]))?;
         let mut filter = BloomFilter::from_geometry(parsed.geometry())?;
-        crate::persist::load_le(&mut filter.words_mut()[..payload.len() / 8], payload);
+        crate::format::frame::load_le(&mut filter.words_mut()[..payload.len() / 8], payload);
         filter.set_insert_calls(parsed.insert_calls);
         Ok(filter)
     }

@@ -41,12 +41,12 @@ use crate::hash::Key;
 pub(crate) const PAR_TASK: usize = crate::parts::TASK;
 
 /// Gives the bits back to the filter when dropped, also while unwinding.
-struct Shared<'a> {
+struct AtomicLoan<'a> {
     slot: &'a mut BloomFilter,
     atomic: Option<AtomicBloomFilter>,
 }
 
-impl Drop for Shared<'_> {
+impl Drop for AtomicLoan<'_> {
     fn drop(&mut self) {
         if let Some(atomic) = self.atomic.take() {
             *self.slot = atomic.into_inner();
@@ -119,18 +119,18 @@ impl BloomFilter {
             self,
             BloomFilter::from_parts(geometry, AlignedWords::from_blocks(Vec::new()), 0),
         );
-        let shared = Shared {
+        let loan = AtomicLoan {
             slot: self,
             atomic: Some(AtomicBloomFilter::new(taken)),
         };
-        let Some(atomic) = shared.atomic.as_ref() else {
+        let Some(atomic) = loan.atomic.as_ref() else {
             unreachable!("set just above")
         };
         (0..n)
             .into_par_iter()
             .with_min_len(PAR_TASK)
             .for_each(|i| insert(atomic, i));
-        drop(shared);
+        drop(loan);
         self.set_insert_calls(calls);
     }
 }

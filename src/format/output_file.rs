@@ -1,8 +1,8 @@
 //! Where an output file goes, shared by the library's
 //! `BloomFilter::write_file` and the command line's `-o` (through
 //! `internals::output_file`, so the rules exist once without becoming
-//! public API; a module of its own, below `persist`, which `format` sits
-//! above):
+//! public API; a node of its own in the deps table, below `format::frame`,
+//! which the Bloom filter's format and the Count-Min sketch's build on):
 //!
 //! * symbolic links are followed, so a write replaces the link's target,
 //!   not the link ([`resolve_links`]);

@@ -13,7 +13,7 @@
 //! Also the length checks of whole inputs ([`check_input_len`]) and
 //! `write_file`'s choice between an atomic replace and a write-through
 //! ([`write_file`]), on top of the plain-`std::io` rules of
-//! [`crate::output_file`].
+//! [`crate::format::output_file`].
 
 #![forbid(unsafe_code)]
 
@@ -27,7 +27,7 @@ use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::Error;
 use crate::bits::{AlignedWords, Block};
-use crate::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+use crate::format::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
 
 /// The header's length in bytes, in every lesshash format: one cache line,
 /// so that the payload of a 64-byte-aligned buffer (a memory-mapped file)
