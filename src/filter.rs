@@ -63,6 +63,15 @@ impl BloomFilter {
         self.bits.words()
     }
 
+    /// The geometry and the words at once, inlined into other crates: the
+    /// one-key pre-hashed query's per-key read (`geometry` and `words` are
+    /// not marked `#[inline]`: doing so moved the classic one-key query's
+    /// code and made it 15% slower).
+    #[inline]
+    pub(crate) fn parts(&self) -> (&Geometry, &[u64]) {
+        (&self.geometry, self.bits.words())
+    }
+
     /// The bits as mutable words. Callers keep the padding zero.
     pub(crate) fn words_mut(&mut self) -> &mut [u64] {
         self.bits.words_mut()

@@ -40,7 +40,7 @@ use crate::format::{HEADER_LEN, Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::prehashed::Prehashed;
-use crate::view::{FilterView, view_queries};
+use crate::view::{FilterView, ViewWords, view_queries};
 
 /// A read-only filter over a memory-mapped file in the v1 format.
 ///
@@ -164,6 +164,7 @@ impl MappedFilter {
     }
 
     /// The payload as little-endian words.
+    #[inline]
     fn try_words(&self) -> Result<&[u64], Error> {
         let payload =
             &self.bytes.as_slice()[HEADER_LEN..HEADER_LEN + self.header.payload_len() as usize];
@@ -190,7 +191,7 @@ impl MappedFilter {
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        self.view().contains(key)
+        ViewWords::little_endian(self.words()).contains(&self.geometry, key)
     }
 
     view_queries!();

@@ -7,7 +7,7 @@ use crate::batch::{Plan, bitmap_words, copy_hashes, insert_pipeline, set_answer}
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{Key, hash_key};
-use crate::view::FilterView;
+use crate::view::{FilterView, ViewWords};
 
 /// The handles: checked once, here, for each filter type.
 impl BloomFilter {
@@ -128,9 +128,15 @@ impl<F> Prehashed<F> {
 /// A filter the pre-hashed queries read through a [`FilterView`]: the
 /// view itself, or an exclusively borrowed owned filter's.
 pub trait LendsView: sealed::Sealed {
-    /// The view the queries read.
+    /// The view the batch queries read.
     #[doc(hidden)]
     fn lend(&self) -> FilterView<'_>;
+
+    /// What a one-key query reads (the view's geometry and words, without
+    /// building a view per key).
+    #[doc(hidden)]
+    #[allow(private_interfaces)]
+    fn probe(&self) -> (&Geometry, ViewWords<'_>);
 }
 
 mod sealed {
@@ -144,12 +150,25 @@ impl LendsView for FilterView<'_> {
     fn lend(&self) -> FilterView<'_> {
         *self
     }
+
+    #[inline]
+    #[allow(private_interfaces)]
+    fn probe(&self) -> (&Geometry, ViewWords<'_>) {
+        FilterView::probe(self)
+    }
 }
 
 impl LendsView for &mut BloomFilter {
     #[inline]
     fn lend(&self) -> FilterView<'_> {
         self.view()
+    }
+
+    #[inline]
+    #[allow(private_interfaces)]
+    fn probe(&self) -> (&Geometry, ViewWords<'_>) {
+        let (geometry, words) = self.parts();
+        (geometry, ViewWords::native(words))
     }
 }
 
@@ -158,7 +177,8 @@ impl<F: LendsView> Prehashed<F> {
     /// Whether the key hashed to `hash` is possibly in the set.
     #[inline]
     pub fn contains(&self, hash: u128) -> bool {
-        self.filter.lend().contains_hash(hash)
+        let (geometry, words) = self.filter.probe();
+        words.contains_hash(geometry, hash)
     }
 
     /// Writes into `out[i]` whether the key hashed to `hashes[i]` is

@@ -57,10 +57,66 @@ pub const VIEW_ALIGN: usize = 64;
 pub struct FilterView<'a> {
     header: Header,
     geometry: Geometry,
+    words: ViewWords<'a>,
+}
+
+/// A view's words and their byte order: with a geometry, all that one
+/// key's query reads. One-key calls through a handle (a map's `contains`,
+/// a pre-hashed handle's) query through this and a borrowed geometry rather
+/// than a whole [`FilterView`]: a view is 168 bytes, and building one per
+/// key was a `memcpy` call per key that doubled a one-key query on a filter
+/// in cache (`handles/` benches; docs/bench-notes/2026-11-27.md).
+#[derive(Clone, Copy)]
+pub(crate) struct ViewWords<'a> {
     words: &'a [u64],
     /// Whether `words` hold little-endian values (a serialized payload)
     /// rather than native ones (an owned filter's bits).
     little_endian: bool,
+}
+
+impl<'a> ViewWords<'a> {
+    /// An owned filter's words: native values.
+    #[inline]
+    pub(crate) fn native(words: &'a [u64]) -> Self {
+        Self {
+            words,
+            little_endian: false,
+        }
+    }
+
+    /// A serialized payload's words: little-endian values.
+    #[inline]
+    pub(crate) fn little_endian(words: &'a [u64]) -> Self {
+        Self {
+            words,
+            little_endian: true,
+        }
+    }
+
+    /// The words as native values without copying, when they are.
+    #[inline]
+    fn plain(self) -> Option<&'a [u64]> {
+        (!self.little_endian || cfg!(target_endian = "little")).then_some(self.words)
+    }
+
+    /// Whether a key is possibly in the filter of `geometry` over these words.
+    #[inline]
+    pub(crate) fn contains<K: Key + ?Sized>(self, geometry: &Geometry, key: &K) -> bool {
+        match self.plain() {
+            Some(words) => geometry.contains(words, key),
+            None => geometry.contains(&LeWords(self.words), key),
+        }
+    }
+
+    /// Whether the key hashed to `hash` is possibly in the filter of
+    /// `geometry` over these words; the scheme is a two-hash one.
+    #[inline]
+    pub(crate) fn contains_hash(self, geometry: &Geometry, hash: u128) -> bool {
+        match self.plain() {
+            Some(words) => geometry.contains_hash(words, hash),
+            None => geometry.contains_hash(&LeWords(self.words), hash),
+        }
+    }
 }
 
 impl<'a> FilterView<'a> {
@@ -115,8 +171,7 @@ impl<'a> FilterView<'a> {
         Self {
             header,
             geometry,
-            words,
-            little_endian: true,
+            words: ViewWords::little_endian(words),
         }
     }
 
@@ -128,7 +183,13 @@ impl<'a> FilterView<'a> {
     /// The words as native values without copying, when they are.
     #[inline]
     fn plain(&self) -> Option<&'a [u64]> {
-        (!self.little_endian || cfg!(target_endian = "little")).then_some(self.words)
+        self.words.plain()
+    }
+
+    /// What one key's query reads: the geometry and the words.
+    #[inline]
+    pub(crate) fn probe(&self) -> (&Geometry, ViewWords<'a>) {
+        (&self.geometry, self.words)
     }
 
     /// The words as native values: borrowed, or converted on big-endian
@@ -136,27 +197,21 @@ impl<'a> FilterView<'a> {
     fn native_words(&self) -> Cow<'a, [u64]> {
         match self.plain() {
             Some(words) => Cow::Borrowed(words),
-            None => Cow::Owned(self.words.iter().map(|&w| u64::from_le(w)).collect()),
+            None => Cow::Owned(self.words.words.iter().map(|&w| u64::from_le(w)).collect()),
         }
     }
 
     /// Whether a key is possibly in the set (`false`: certainly not).
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
-        match self.plain() {
-            Some(words) => self.geometry.contains(words, key),
-            None => self.geometry.contains(&LeWords(self.words), key),
-        }
+        self.words.contains(&self.geometry, key)
     }
 
     /// Whether the key hashed to `hash` is possibly in the set; the scheme
     /// is a two-hash one.
     #[inline]
     pub(crate) fn contains_hash(&self, hash: u128) -> bool {
-        match self.plain() {
-            Some(words) => self.geometry.contains_hash(words, hash),
-            None => self.geometry.contains_hash(&LeWords(self.words), hash),
-        }
+        self.words.contains_hash(&self.geometry, hash)
     }
 
     /// Calls `hit(i, answer)` for every key, in order: the batch pipeline
@@ -208,7 +263,11 @@ impl<'a> FilterView<'a> {
 
     /// The number of set bits (a popcount does not depend on byte order).
     pub fn count_ones(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        self.words
+            .words
+            .iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum()
     }
 
     /// The fraction of bits set.
@@ -430,8 +489,7 @@ impl BloomFilter {
         FilterView {
             header: Header::of(self),
             geometry: *self.geometry(),
-            words: self.words(),
-            little_endian: false,
+            words: ViewWords::native(self.words()),
         }
     }
 

@@ -7,6 +7,7 @@
 //! cargo bench --bench lesshash -- '^hash/'       # XXH3-128 per key vs batched
 //! cargo bench --bench lesshash -- '^par/'        # par_* against the sequential batch calls
 //! cargo bench --bench lesshash -- '^mapped/'     # memory-mapped filter files against loaded ones
+//! cargo bench --bench lesshash -- '^handles/'    # one-key calls through views, maps and pre-hashed handles
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
 //! cargo run --release -p lesshash-bench --example bench_report    # tables + plots under target/bench-report/
 //! ```
@@ -25,6 +26,7 @@ mod groups {
     pub mod common;
     pub mod count_min;
     pub mod format;
+    pub mod handles;
     pub mod hash;
     pub mod hashes_saved;
     pub mod mapped;
@@ -63,6 +65,7 @@ fn main() {
     groups::blocked::register(&mut c);
     groups::par::register(&mut c);
     groups::mapped::register(&mut c);
+    groups::handles::register(&mut c);
 
     c.final_summary();
     run_event("end");

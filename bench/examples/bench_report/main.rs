@@ -24,6 +24,14 @@
 //! `--out FILE` (default `<target>/bench-report/benchmarks.md`), `--figures
 //! DIR` (default `<target>/bench-report/figures`), `--update-docs` (both to
 //! docs/: `docs/benchmarks.md`, `docs/figures`).
+//!
+//! `--headline BOOST.jsonl` writes the headline table instead (module
+//! `headline`): the blocked filter's rows of the criterion run beside the
+//! Boost.Bloom driver's JSON lines from the same window, to
+//! `<target>/bench-report/headline.md`, or with `--update-docs` between the
+//! `headline` markers of README.md (five rows) and docs/benchmarks.md (with
+//! the AVX-512 rows). `bench/headline.sh` runs the benches, the driver and
+//! this in one quiet window.
 
 #![forbid(unsafe_code)]
 
@@ -33,6 +41,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
+
+mod headline;
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -56,7 +66,7 @@ fn main() -> Res<()> {
     let mut target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo.join("target"));
-    let (mut out, mut figures) = (None, None);
+    let (mut out, mut figures, mut boost, mut update_docs) = (None, None, None, false);
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut value = || args.next().ok_or_else(|| format!("{a} needs a value"));
@@ -64,7 +74,9 @@ fn main() -> Res<()> {
             "--target" => target = PathBuf::from(value()?),
             "--out" => out = Some(PathBuf::from(value()?)),
             "--figures" => figures = Some(PathBuf::from(value()?)),
+            "--headline" => boost = Some(PathBuf::from(value()?)),
             "--update-docs" => {
+                update_docs = true;
                 out = Some(repo.join("docs/benchmarks.md"));
                 figures = Some(repo.join("docs/figures"));
             }
@@ -85,9 +97,27 @@ fn main() -> Res<()> {
         .into());
     }
     let side = target.join("lesshash-bench");
+    let run = read_csv(&side.join("run.csv"));
+    if let Some(boost) = boost {
+        let (short, full) = headline::tables(&benches, &run, &boost)?;
+        let (begin, end) = (headline::BEGIN, headline::END);
+        if update_docs {
+            splice(&repo.join("README.md"), &short, begin, end)?;
+            splice(&repo.join("docs/benchmarks.md"), &full, begin, end)?;
+            eprintln!("wrote the headline into README.md and docs/benchmarks.md");
+        } else {
+            let out = report.join("headline.md");
+            std::fs::create_dir_all(&report)?;
+            std::fs::write(
+                &out,
+                format!("README.md:\n\n{short}\ndocs/benchmarks.md:\n\n{full}"),
+            )?;
+            eprintln!("wrote {}", out.display());
+        }
+        return Ok(());
+    }
     let peers = read_csv(&side.join("peers.csv"));
     let sizes = read_csv(&side.join("throughput.csv"));
-    let run = read_csv(&side.join("run.csv"));
     std::fs::create_dir_all(&figures)?;
 
     let mut md = String::new();
@@ -95,7 +125,7 @@ fn main() -> Res<()> {
     hashes_saved(&mut md, &benches, &figures)?;
     throughput(&mut md, &benches, &sizes, &figures)?;
     peers_section(&mut md, &benches, &peers, &figures)?;
-    splice(&out, &md)?;
+    splice(&out, &md, BEGIN, END)?;
     eprintln!(
         "wrote {} and plots under {}",
         out.display(),
@@ -189,8 +219,9 @@ fn command_output(cmd: &str, args: &[&str]) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn header(md: &mut String, run: &[HashMap<String, String>]) -> Res<()> {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+/// The CPU's model name, as /proc/cpuinfo gives it.
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|s| {
             s.lines()
@@ -198,7 +229,11 @@ fn header(md: &mut String, run: &[HashMap<String, String>]) -> Res<()> {
                 .and_then(|l| l.split(':').nth(1))
                 .map(|m| m.trim().to_owned())
         })
-        .unwrap_or_else(|| "unknown CPU".into());
+        .unwrap_or_else(|| "unknown CPU".into())
+}
+
+fn header(md: &mut String, run: &[HashMap<String, String>]) -> Res<()> {
+    let cpu = cpu_model();
     let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
     let field = |event: &str, col: &str| {
         run.iter()
@@ -804,13 +839,14 @@ fn plot_bars(path: &Path, panels: &[Panel]) -> Res<()> {
     Ok(())
 }
 
-/// Writes `generated` between the markers in `out`, keeping the rest of the
-/// page; creates the page (or appends the block) when there is none yet.
-fn splice(out: &Path, generated: &str) -> Res<()> {
-    let block = format!("{BEGIN}\n\n{generated}\n{END}");
+/// Writes `generated` between the markers `begin` and `end` in `out`,
+/// keeping the rest of the page; creates the page (or appends the block)
+/// when there is none yet.
+fn splice(out: &Path, generated: &str, begin: &str, end: &str) -> Res<()> {
+    let block = format!("{begin}\n\n{generated}\n{end}");
     let old = std::fs::read_to_string(out).unwrap_or_default();
-    let new = match (old.find(BEGIN), old.find(END)) {
-        (Some(a), Some(b)) if a < b => format!("{}{block}{}", &old[..a], &old[b + END.len()..]),
+    let new = match (old.find(begin), old.find(end)) {
+        (Some(a), Some(b)) if a < b => format!("{}{block}{}", &old[..a], &old[b + end.len()..]),
         _ if old.is_empty() => format!("# Benchmarks\n\n{block}\n"),
         _ => format!("{}\n\n{block}\n", old.trim_end()),
     };
