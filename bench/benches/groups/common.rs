@@ -47,9 +47,11 @@ pub fn large() -> bool {
 /// (`$CARGO_TARGET_DIR/lesshash-bench` or `target/lesshash-bench`), the
 /// same target directory criterion writes `criterion/` into.
 pub fn side_dir() -> PathBuf {
+    // `cargo bench` runs the binary in this package's directory (bench/),
+    // and the report reads the workspace's target directory.
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("target"));
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
     target.join("lesshash-bench")
 }
 
