@@ -132,7 +132,7 @@ pub use layout::Layout;
 #[cfg(feature = "mmap")]
 pub use mapped::MappedFilter;
 pub use prefetch::Prefetch;
-pub use prehashed::Prehashed;
+pub use prehashed::{LendsView, Prehashed};
 pub use scheme::{Enhancement, Scheme};
 pub use simd::kernel::{Kernel, kernel_name};
 pub use view::{FilterView, VIEW_ALIGN};

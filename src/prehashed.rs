@@ -125,8 +125,16 @@ impl<F> Prehashed<F> {
     }
 }
 
-/// A filter the pre-hashed queries read through a [`FilterView`]: the
-/// view itself, or an exclusively borrowed owned filter's.
+/// The handles whose pre-hashed queries ([`Prehashed::contains`], the
+/// batch, bitmap and parallel forms) read a [`FilterView`]: a
+/// `FilterView` itself (the handle of [`BloomFilter::prehashed`],
+/// [`FilterView::prehashed`] and `MappedFilter::prehashed`) and
+/// `&mut BloomFilter` (the handle of [`BloomFilter::prehashed_mut`]).
+///
+/// Sealed: only this crate implements it, and its methods are internal.
+/// It exists so that the queries are written once for every read-only
+/// handle; a bound `F: LendsView` in user code names "any pre-hashed
+/// handle that can query".
 pub trait LendsView: sealed::Sealed {
     /// The view the batch queries read.
     #[doc(hidden)]
