@@ -90,6 +90,7 @@ pub fn tables(
     run: &[HashMap<String, String>],
     boost_path: &Path,
 ) -> Res<(String, String)> {
+    check_window(run, boost_path)?;
     let boost = read_boost(boost_path)?;
     let mut missing = Vec::new();
     let mut short = header();
@@ -263,6 +264,31 @@ fn num(r: &serde_json::Value, field: &str) -> Option<f64> {
     r.get(field).and_then(serde_json::Value::as_f64)
 }
 
+/// The table puts the two runs side by side only if they shared a window:
+/// the Boost.Bloom file must have been written after the last criterion
+/// run ended and within ten minutes of it (as `bench/headline.sh` does), so
+/// a later criterion run cannot be paired with older Boost.Bloom figures.
+fn check_window(run: &[HashMap<String, String>], boost_path: &Path) -> Res<()> {
+    let end: u64 = super::run_field(run, "end", "unix")
+        .parse()
+        .map_err(|_| "run.csv has no finished criterion run; run bench/headline.sh")?;
+    let written = std::fs::metadata(boost_path)
+        .and_then(|m| m.modified())
+        .map_err(|e| format!("{}: {e}", boost_path.display()))?
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs();
+    if written < end || written > end + 600 {
+        return Err(format!(
+            "{} was written {}s from the end of the last criterion run; the headline \
+             needs both from one window: run bench/headline.sh",
+            boost_path.display(),
+            written as i64 - end as i64
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// The Boost.Bloom driver's JSON lines, by (peer, n as `1e6`/`1e7`).
 fn read_boost(path: &Path) -> Res<HashMap<(String, String), serde_json::Value>> {
     let text = std::fs::read_to_string(path)
@@ -290,13 +316,7 @@ fn read_boost(path: &Path) -> Res<HashMap<(String, String), serde_json::Value>> 
 /// Machine, toolchain, commit, date and load of the run, and the filters'
 /// sizes: what a reader needs to weigh the figures.
 fn caption(run: &[HashMap<String, String>], boost_reps: u64) -> String {
-    let field = |event: &str, col: &str| {
-        run.iter()
-            .rev()
-            .find(|r| r.get("event").is_some_and(|e| e == event))
-            .and_then(|r| r.get(col).cloned())
-            .unwrap_or_else(|| "?".into())
-    };
+    let field = |event: &str, col: &str| super::run_field(run, event, col);
     let start = field("start", "unix");
     let date = command_output(
         "date",

@@ -232,16 +232,19 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
+/// A column of the last `start` or `end` event of run.csv (`?` if none).
+fn run_field(run: &[HashMap<String, String>], event: &str, col: &str) -> String {
+    run.iter()
+        .rev()
+        .find(|r| r.get("event").is_some_and(|e| e == event))
+        .and_then(|r| r.get(col).cloned())
+        .unwrap_or_else(|| "?".into())
+}
+
 fn header(md: &mut String, run: &[HashMap<String, String>]) -> Res<()> {
     let cpu = cpu_model();
     let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
-    let field = |event: &str, col: &str| {
-        run.iter()
-            .rev()
-            .find(|r| r.get("event").is_some_and(|e| e == event))
-            .and_then(|r| r.get(col).cloned())
-            .unwrap_or_else(|| "?".into())
-    };
+    let field = |event: &str, col: &str| run_field(run, event, col);
     let date = |secs: String| {
         secs.parse::<i64>()
             .map(|s| {
