@@ -55,12 +55,13 @@ const MAX_BLOCK: usize = 32 << 20;
 /// ones. A block is about [`CHUNK`] per piece, so that a piece is about
 /// the one-thread path's chunk.
 pub(crate) struct Blocks {
-    shared: Arc<Shared>,
+    handoff: Arc<Handoff>,
     pieces: usize,
 }
 
-/// What the reader thread and the workers share.
-struct Shared {
+/// The hand-off between the reader thread and the workers: blocks of whole
+/// lines published by one, taken by the others.
+struct Handoff {
     state: Mutex<State>,
     /// Lines were published, or the input ended.
     published: Condvar,
@@ -83,7 +84,7 @@ struct State {
     closed: bool,
 }
 
-impl Shared {
+impl Handoff {
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -135,7 +136,7 @@ impl Shared {
 
 /// Ends the input with an error if the reader thread stops without saying
 /// how it ended (a panic), so that the workers do not wait forever.
-struct EndGuard<'a>(&'a Shared);
+struct EndGuard<'a>(&'a Handoff);
 
 impl Drop for EndGuard<'_> {
     fn drop(&mut self) {
@@ -147,15 +148,15 @@ impl Drop for EndGuard<'_> {
 /// The reader thread: reads into `buf`, publishing the whole lines after
 /// every read, until the end of the input, a read error, or the workers
 /// are gone.
-fn read_all(mut reader: Box<dyn Read + Send>, shared: &Shared) {
-    let _guard = EndGuard(shared);
-    let mut buf = vec![0u8; shared.size];
+fn read_all(mut reader: Box<dyn Read + Send>, handoff: &Handoff) {
+    let _guard = EndGuard(handoff);
+    let mut buf = vec![0u8; handoff.size];
     let mut filled = 0;
     loop {
         let n = match reader.read(&mut buf[filled..]) {
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return shared.end(Err(e)),
+            Err(e) => return handoff.end(Err(e)),
         };
         let new = filled..filled + n;
         filled += n;
@@ -166,13 +167,13 @@ fn read_all(mut reader: Box<dyn Read + Send>, shared: &Shared) {
             memchr::memrchr(b'\n', &buf[new.clone()]).map_or(0, |i| new.start + i + 1)
         };
         if lines > 0 {
-            if !shared.publish(&mut buf, lines, filled) {
+            if !handoff.publish(&mut buf, lines, filled) {
                 return;
             }
             filled -= lines;
         }
         if n == 0 {
-            return shared.end(Ok(()));
+            return handoff.end(Ok(()));
         }
         if filled == buf.len() {
             // No line end in a full buffer: one very long line.
@@ -188,29 +189,29 @@ impl Blocks {
     /// reader of stdout went away), and ends with the process.
     pub fn spawn(reader: Box<dyn Read + Send>, threads: usize) -> Result<Self> {
         let pieces = PIECES_PER_THREAD.saturating_mul(threads);
-        let shared = Arc::new(Shared {
+        let handoff = Arc::new(Handoff {
             state: Mutex::new(State::default()),
             published: Condvar::new(),
             taken: Condvar::new(),
             size: CHUNK.saturating_mul(pieces).min(MAX_BLOCK),
         });
-        let theirs = Arc::clone(&shared);
+        let theirs = Arc::clone(&handoff);
         std::thread::Builder::new()
             .name("lesshash-reader".into())
             .spawn(move || read_all(reader, &theirs))
             .context("cannot start the reader thread")?;
-        Ok(Self { shared, pieces })
+        Ok(Self { handoff, pieces })
     }
 
     /// The next block of whole lines (the last one may lack its line end),
     /// `None` at the end of the input.
     pub fn next_block(&self) -> io::Result<Option<Vec<u8>>> {
-        let mut state = self.shared.lock();
+        let mut state = self.handoff.lock();
         loop {
             if !state.waiting.is_empty() {
                 let block = std::mem::take(&mut state.waiting);
                 drop(state);
-                self.shared.taken.notify_one();
+                self.handoff.taken.notify_one();
                 return Ok(Some(block));
             }
             match state.end.take() {
@@ -219,7 +220,7 @@ impl Blocks {
                 None => {}
             }
             state = self
-                .shared
+                .handoff
                 .published
                 .wait(state)
                 .unwrap_or_else(PoisonError::into_inner);
@@ -233,7 +234,7 @@ impl Blocks {
 
     /// Hands a block's buffer back to the reader, to read into.
     pub fn give_back(&self, block: Vec<u8>) {
-        let mut state = self.shared.lock();
+        let mut state = self.handoff.lock();
         if state.spares.len() < 2 {
             state.spares.push(block);
         }
@@ -242,8 +243,8 @@ impl Blocks {
 
 impl Drop for Blocks {
     fn drop(&mut self) {
-        self.shared.lock().closed = true;
-        self.shared.taken.notify_one();
+        self.handoff.lock().closed = true;
+        self.handoff.taken.notify_one();
     }
 }
 
