@@ -144,7 +144,7 @@ pub trait LendsView: sealed::Sealed {
     /// building a view per key).
     #[doc(hidden)]
     #[allow(private_interfaces)]
-    fn probe(&self) -> (&Geometry, ViewWords<'_>);
+    fn query_parts(&self) -> (&Geometry, ViewWords<'_>);
 }
 
 mod sealed {
@@ -161,8 +161,8 @@ impl LendsView for FilterView<'_> {
 
     #[inline]
     #[allow(private_interfaces)]
-    fn probe(&self) -> (&Geometry, ViewWords<'_>) {
-        FilterView::probe(self)
+    fn query_parts(&self) -> (&Geometry, ViewWords<'_>) {
+        FilterView::query_parts(self)
     }
 }
 
@@ -174,7 +174,7 @@ impl LendsView for &mut BloomFilter {
 
     #[inline]
     #[allow(private_interfaces)]
-    fn probe(&self) -> (&Geometry, ViewWords<'_>) {
+    fn query_parts(&self) -> (&Geometry, ViewWords<'_>) {
         let (geometry, words) = self.parts();
         (geometry, ViewWords::native(words))
     }
@@ -185,7 +185,7 @@ impl<F: LendsView> Prehashed<F> {
     /// Whether the key hashed to `hash` is possibly in the set.
     #[inline]
     pub fn contains(&self, hash: u128) -> bool {
-        let (geometry, words) = self.filter.probe();
+        let (geometry, words) = self.filter.query_parts();
         words.contains_hash(geometry, hash)
     }
 

@@ -188,7 +188,7 @@ impl<'a> FilterView<'a> {
 
     /// What one key's query reads: the geometry and the words.
     #[inline]
-    pub(crate) fn probe(&self) -> (&Geometry, ViewWords<'a>) {
+    pub(crate) fn query_parts(&self) -> (&Geometry, ViewWords<'a>) {
         (&self.geometry, self.words)
     }
 
