@@ -102,14 +102,13 @@ pub fn tables(
             let pair: Vec<Option<f64>> = ["contains_hit", "contains_miss"]
                 .iter()
                 .map(|op| {
-                    let a = format!("{}-{op}", row.prefix);
-                    let b = format!("n={n}");
-                    let id = ["blocked", a.as_str(), b.as_str(), row.variant];
-                    let v = lookup(benches, &id);
-                    if v.is_none() {
-                        lacking.push(id.join("/"));
-                    }
-                    v
+                    required(
+                        benches,
+                        &format!("{}-{op}", row.prefix),
+                        n,
+                        row.variant,
+                        &mut lacking,
+                    )
                 })
                 .collect();
             cells.push(pair_cell(pair[0], pair[1]));
@@ -117,15 +116,7 @@ pub fn tables(
         if row.inserts {
             let ins: Vec<Option<f64>> = SIZES
                 .iter()
-                .map(|n| {
-                    let b = format!("n={n}");
-                    let id = ["blocked", "blocked-insert", b.as_str(), row.variant];
-                    let v = lookup(benches, &id);
-                    if v.is_none() {
-                        lacking.push(id.join("/"));
-                    }
-                    v
-                })
+                .map(|n| required(benches, "blocked-insert", n, row.variant, &mut lacking))
                 .collect();
             cells.push(pair_cell(ins[0], ins[1]));
         } else {
@@ -245,6 +236,24 @@ fn ratios(benches: &[Bench], boost: &HashMap<(String, String), serde_json::Value
         Some((ours("single", "blocked", n)?, ours("auto", "blocked", n)?))
     }));
     s
+}
+
+/// The ns per key of `blocked/<op>/n=<n>/<variant>`, or its id added to
+/// `lacking`.
+fn required(
+    benches: &[Bench],
+    op: &str,
+    n: &str,
+    variant: &str,
+    lacking: &mut Vec<String>,
+) -> Option<f64> {
+    let size = format!("n={n}");
+    let id = ["blocked", op, size.as_str(), variant];
+    let v = lookup(benches, &id);
+    if v.is_none() {
+        lacking.push(id.join("/"));
+    }
+    v
 }
 
 fn header() -> String {
