@@ -59,6 +59,13 @@ pub mod output_file {
 pub mod rates {
     pub use crate::rates::block_rates::{block_mixture, blocked_load_fpr, split_block_load_fpr};
     pub use crate::rates::coincidence::{Overlaps, pair_collision_rate, partial_overlap_rate};
+
+    /// The classic layout's enumerated two-hash rate, where
+    /// [`Layout::fpr`](crate::Layout::fpr) uses it (`None` where it uses
+    /// the model): for tests that check the exact rate two-sided.
+    pub fn classic_enumerated(scheme: crate::Scheme, m: u64, n: u64, k: u32) -> Option<f64> {
+        crate::layout::classic::two_hash_fpr(scheme, m, n, k)
+    }
 }
 
 /// The Bloom filter format's ids and streaming limit.

@@ -10,8 +10,25 @@
 //! | [`classic_fpr_exact`] | see below | the exact rate of a classic filter under ideal hashing |
 //! | [`partitioned_fpr`] | `(1 - (1 - k/m)^n)^k` | exact for k disjoint sub-arrays of `m/k` bits |
 //! | [`blocked_fpr`], [`split_block_fpr`] | the mixture of a block's rate over its binomial load | exact for the cache-line-blocked layouts |
-//! | [`Layout::fpr`](crate::Layout::fpr) | one of the above, plus the coincidence terms of `src/rates/coincidence.rs` | a layout's rate under a scheme: what two-hash probe sequences add to ideal hashing's rate |
+//! | [`Layout::fpr`](crate::Layout::fpr) | one of the above under ideal hashing; for the two-hash schemes see below | a layout's rate under a scheme |
 //! | [`space_lower_bound`] | `n log2(1/p)` | bits any filter with rate p needs (Carter et al.) |
+//!
+//! # The two-hash rates
+//!
+//! A two-hash scheme's probes `a + i b + f(i) mod r` are not independent,
+//! and on the flat layouts, over the prime ranges the builder gives them,
+//! its rate differs from ideal hashing's at small n and r.
+//! [`Layout::fpr`](crate::Layout::fpr) gives, for the two-hash schemes:
+//!
+//! | layout | rate | where exact |
+//! |---|---|---|
+//! | partitioned | `1 - (1 - q0)^n + (1 - q0)^n Pr[n draws cover min(k, r) cells of probability q1 / (1 - q0)]`, `q0 = 1/(r(r-1))`, `q1 = (r-2)/(r(r-1))` (`src/rates/two_hash.rs`) | every prime sub-array size r |
+//! | classic | inclusion-exclusion over the query's distinct probes, every query stride enumerated (`src/rates/two_hash.rs`), rounded up by its rounding bound | prime m within about a millisecond's work: every k up to about 12 for plain double hashing, small k and m for the enhanced schemes |
+//! | classic, past that | ideal hashing's exact rate plus the first-order coincidence model (`src/rates/coincidence.rs`), raised by margins measured to bound the enumeration | an upper bound where checked (k = 4 to 12, m = 521 to 8209) |
+//! | blocked | the block mixture plus the chance of sharing the block and all of h2 | |
+//!
+//! A filter's `expected_fpr()` adds the same excess over ideal hashing to
+//! its rate from the fill.
 //!
 //! # The exact classic rate
 //!
@@ -57,7 +74,9 @@ pub(crate) mod block_rates;
 pub use block_rates::{blocked_fpr, split_block_fpr};
 // The two-hash schemes' coincidence terms on the flat layouts.
 pub(crate) mod coincidence;
-pub(crate) use coincidence::{Overlaps, pair_collision_rate, partial_overlap_rate};
+pub(crate) use coincidence::{Overlaps, model_margin, pair_collision_rate, partial_overlap_rate};
+// The two-hash schemes' exact rates on the flat layouts, where computable.
+pub(crate) mod two_hash;
 
 /// The asymptotic false-positive rate `(1 - e^{-kn/m})^k`.
 pub fn classic_fpr(m: u64, n: u64, k: u32) -> f64 {
@@ -117,21 +136,23 @@ pub fn classic_fpr_exact(m: u64, n: u64, k: u32) -> f64 {
     let heaviest = (1..=top as usize)
         .max_by(|&a, &b| weights[a].total_cmp(&weights[b]))
         .unwrap_or(0);
-    let lead = weights[heaviest] * all_set_probability(m, t, heaviest as u32);
+    let lead = weights[heaviest] * all_set_probability(mf, t, heaviest as u32);
     let mut total = 0.0;
     for (j, &weight) in weights.iter().enumerate().skip(1) {
         if j == heaviest {
             total += lead;
         } else if weight > lead * (f64::EPSILON / 256.0) {
-            total += weight * all_set_probability(m, t, j as u32);
+            total += weight * all_set_probability(mf, t, j as u32);
         }
     }
     total.min(1.0)
 }
 
-/// `Pr[j given bits of m are all set after t uniform probes]`.
-fn all_set_probability(m: u64, t: f64, j: u32) -> f64 {
-    let mf = m as f64;
+/// `Pr[j given bits of m are all set after t uniform probes]`: each probe
+/// lands on a given bit with probability `1/m` (m need not be a whole
+/// number: the partitioned two-hash rate's classes are such cells).
+pub(crate) fn all_set_probability(m: f64, t: f64, j: u32) -> f64 {
+    let mf = m;
     // Inclusion-exclusion, with a bound on its rounding error.
     let mut sum = 0.0;
     let mut magnitude = 0.0;
@@ -140,7 +161,7 @@ fn all_set_probability(m: u64, t: f64, j: u32) -> f64 {
         if l > 0 {
             binom = binom * f64::from(j - l + 1) / f64::from(l);
         }
-        let term = if u64::from(l) >= m {
+        let term = if f64::from(l) >= m {
             0.0
         } else {
             binom * (t * (-f64::from(l) / mf).ln_1p()).exp()

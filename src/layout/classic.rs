@@ -1,12 +1,19 @@
 //! The classic layout: one array of m bits, every probe anywhere in it.
 //!
-//! * FPR after n keys: the exact formula [`crate::rates::classic_fpr_exact`]
-//!   (Bloom's formula is a lower bound and would undersize small filters).
+//! * FPR after n keys: under ideal hashing the exact formula
+//!   [`crate::rates::classic_fpr_exact`] (Bloom's formula is a lower bound
+//!   and would undersize small filters). With a two-hash scheme over a
+//!   prime m: the exact rate by enumeration where that costs at most about
+//!   a millisecond ([`two_hash_fpr`]), else the ideal rate plus the
+//!   coincidence model raised by its margins (see [`crate::rates`], "The
+//!   two-hash rates").
 //! * Sizing ([`Layout::size_for`](super::Layout)): for each k near the
-//!   optimum, the smallest m whose rate (this formula plus the two-hash
-//!   schemes' pair-collision term) is at most the target; the smallest such
-//!   m wins. At p = 1% this gives 9.59 bits/key (k = 7), against the lower
-//!   bound's 6.64.
+//!   optimum, the smallest m whose rate (the ideal rate plus the model)
+//!   is at most the target; the smallest such m wins. With a two-hash
+//!   scheme that m is then grown to a prime and checked by the rate above
+//!   (the enumeration, where it applies, runs once there), grown further
+//!   while that rate is above the target. At p = 1% this gives 9.59
+//!   bits/key (k = 7), against the lower bound's 6.64.
 //! * The two-hash floor: two keys whose `(h1 mod m, h2 mod m)` pairs coincide
 //!   have identical probe sets, so a two-hash filter's rate is at least about
 //!   `n / m^2` (s/(r(r-1)) per member, see
@@ -30,12 +37,29 @@
 
 #![forbid(unsafe_code)]
 
-use crate::rates::{Overlaps, classic_fpr_exact, estimate_items};
-use crate::scheme::{Enhancement, Scheme};
+use crate::rates::{Overlaps, classic_fpr_exact, estimate_items, two_hash};
+use crate::scheme::{Enhancement, Scheme, reference_index};
 
 /// The exact rate under ideal hashing after n keys.
 pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {
     classic_fpr_exact(m, n, k)
+}
+
+/// The exact rate of a two-hash `scheme` after n keys over a prime m, by
+/// enumeration ([`two_hash::classic_rate`]): `None` where m is not prime
+/// or the enumeration is too costly, and the model is used instead.
+pub(crate) fn two_hash_fpr(scheme: Scheme, m: u64, n: u64, k: u32) -> Option<f64> {
+    let every_stride = overlaps(scheme) != Overlaps::Lines;
+    if two_hash::classic_cost(k, m, every_stride) > two_hash::CLASSIC_BUDGET
+        || !crate::primes::is_prime(m)
+    {
+        return None;
+    }
+    // f(i) mod m: the probes of the key (0, 0).
+    let f: Vec<u64> = (0..k)
+        .map(|i| reference_index(scheme, 0, 0, i, m))
+        .collect();
+    two_hash::classic_rate(&f, m, n, two_hash::CLASSIC_BUDGET)
 }
 
 /// Which members' sequences cover several of a query's probes beyond

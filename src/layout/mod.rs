@@ -14,6 +14,8 @@ pub(crate) mod blocked;
 pub(crate) mod classic;
 pub(crate) mod flat;
 pub(crate) mod partitioned;
+#[cfg(test)]
+mod tests;
 
 use std::ops::RangeInclusive;
 
@@ -162,8 +164,8 @@ impl Layout {
         };
         // The exact classic rate costs O(k^2) per evaluation and a search
         // evaluates it ~80 times per k: pick the candidate k by the
-        // asymptotic rate (same pair-collision term), then size exactly only
-        // around it. The asymptotic and exact rates differ by O(k/m), which
+        // asymptotic rate (same two-hash terms), then size by the exact
+        // ideal rate only around it. The asymptotic and exact rates differ by O(k/m), which
         // moves the best k by at most one.
         let window = match (k, self) {
             (None, Layout::Classic) => {
@@ -178,10 +180,42 @@ impl Layout {
             (None, _) => None,
         };
         let (m, k) = best_over_k_in(p, window, |k, below| {
-            bits_for(k, below, &|m| self.fpr(scheme, m, n, k))
+            bits_for(k, below, &|m| self.fpr_with(scheme, m, n, k, classic::fpr))
         })?;
+        let m = m.max(MIN_SIZED_BITS.next_multiple_of(step(k)));
+        if self == Layout::Classic && scheme.is_two_hash() && k >= 2 {
+            return Ok((self.enumerated_bits(scheme, m, n, p, k)?, k));
+        }
         // The builder grows the range to a prime (`built_bits`).
-        Ok((m.max(MIN_SIZED_BITS.next_multiple_of(step(k))), k))
+        Ok((m, k))
+    }
+
+    /// The classic two-hash m sized by the model, checked by the rate the
+    /// filter will report: the range it is built with (m grown to a prime)
+    /// and then grown, a prime at a time, until its rate
+    /// ([`fpr`](Self::fpr): the enumeration where it applies) meets p. The
+    /// search sizes by the model with its margins, whose evaluations are
+    /// cheap; the enumeration (up to about a millisecond) runs once here.
+    /// The margins bound the enumeration wherever it was checked, so this
+    /// seldom grows m; it makes the target hold by the exact rate wherever
+    /// the enumeration applies.
+    fn enumerated_bits(self, scheme: Scheme, m: u64, n: u64, p: f64, k: u32) -> Result<u64, Error> {
+        let mut m = prime_range(m, 1);
+        while self.fpr(scheme, m, n, k) > p {
+            let grown = prime_range(m + 1 + m / 1024, 1);
+            if grown <= m {
+                return Err(Error::invalid(
+                    "fpr",
+                    format!(
+                        "a rate of {} needs more than the maximum of {} bits for this many items",
+                        crate::limits::format_rate(p),
+                        crate::limits::MAX_BITS
+                    ),
+                ));
+            }
+            m = grown;
+        }
+        Ok(m)
     }
 
     /// The m a filter of this layout and scheme is built with for a request
@@ -208,18 +242,31 @@ impl Layout {
     }
 
     /// The expected false-positive rate after n keys in m bits with k probes
-    /// per key, derived by `scheme`: the layout's exact rate under ideal
-    /// hashing, plus, for the two-hash schemes, the chance that a query's
-    /// probes coincide with all of one member's
-    /// ([`pair_collision_rate`](crate::rates::pair_collision_rate)) and, on
-    /// the classic layout, that single members cover three or more of them
-    /// ([`partial_overlap_rate`](crate::rates::partial_overlap_rate): the
-    /// shifted and reversed sequences of plain double hashing and of
-    /// `f(i) = i^2`). This is the formula the builder sizes by, for the
-    /// prime ranges it builds two-hash classic and partitioned filters with
-    /// (over a composite range, strides sharing a factor with it add more).
+    /// per key, derived by `scheme`.
+    ///
+    /// * Every layout with [`Scheme::Independent`], and any scheme with
+    ///   k = 1: the layout's exact rate under ideal hashing.
+    /// * Partitioned with a two-hash scheme: exact for a prime sub-array
+    ///   size `m / k` (the builder's), in closed form
+    ///   ([`rates`](crate::rates), "The two-hash rates").
+    /// * Classic with a two-hash scheme over a prime m: exact by
+    ///   enumeration of every query stride where that is cheap (about
+    ///   `m k^4` operations for the enhanced schemes, `k^4 + 2^k k` for plain
+    ///   double hashing, within a budget of about a millisecond); elsewhere
+    ///   the exact rate under ideal hashing
+    ///   ([`classic_fpr_exact`](crate::rates::classic_fpr_exact)) plus the
+    ///   first-order model of what the probe sequences add
+    ///   ([`pair_collision_rate`](crate::rates::pair_collision_rate) and
+    ///   [`partial_overlap_rate`](crate::rates::partial_overlap_rate)),
+    ///   raised by margins that make it an upper bound on the exact rate
+    ///   wherever the enumeration can check it ([`rates`](crate::rates),
+    ///   "The two-hash rates").
+    /// * Blocked layouts: the exact mixture over a block's load, plus the
+    ///   chance that a query and a member share the block and all of h2.
+    ///
+    /// This is the formula the builder sizes by.
     /// A filter's [`expected_fpr`](crate::BloomFilter::expected_fpr) adds
-    /// the same terms to its rate from the fill.
+    /// the same excess over ideal hashing to its rate from the fill.
     ///
     /// Degenerate arguments give the rate they mean rather than a panic: with
     /// `k = 0` no probe can reject a key (1.0); with `n = 0` nothing is set
@@ -228,12 +275,30 @@ impl Layout {
     /// Bloom's formula, a lower bound; see
     /// [`classic_fpr_exact`](crate::rates::classic_fpr_exact).
     pub fn fpr(self, scheme: Scheme, m: u64, n: u64, k: u32) -> f64 {
-        self.fpr_with(scheme, m, n, k, classic::fpr)
+        match self.two_hash_exact(scheme, m, n, k) {
+            Some(rate) => rate,
+            None => self.fpr_with(scheme, m, n, k, classic::fpr),
+        }
     }
 
-    /// [`fpr`](Self::fpr) with the classic layout's ideal rate given by
-    /// `classic_rate` (the exact one, or the asymptotic one for a cheap
-    /// estimate).
+    /// A two-hash scheme's exact rate where this layout has one
+    /// (partitioned always; classic over a prime m within the enumeration's
+    /// budget); `None` for the others, the blocked layouts and k < 2.
+    fn two_hash_exact(self, scheme: Scheme, m: u64, n: u64, k: u32) -> Option<f64> {
+        if !scheme.is_two_hash() || k < 2 {
+            return None;
+        }
+        match self {
+            Layout::Classic => classic::two_hash_fpr(scheme, m, n, k),
+            Layout::Partitioned => Some(partitioned::two_hash_fpr(m, n, k)),
+            Layout::Blocked | Layout::SplitBlock => None,
+        }
+    }
+
+    /// [`fpr`](Self::fpr) as cheap to evaluate as a sizing search needs:
+    /// the classic layout by the model, with its ideal rate given by
+    /// `classic_rate` (the exact one, or the asymptotic one for a cheaper
+    /// estimate); the others as in [`fpr`](Self::fpr).
     fn fpr_with(
         self,
         scheme: Scheme,
@@ -245,6 +310,11 @@ impl Layout {
         if k == 0 {
             return 1.0;
         }
+        if self == Layout::Partitioned
+            && let Some(rate) = self.two_hash_exact(scheme, m, n, k)
+        {
+            return rate;
+        }
         let ideal = match self {
             Layout::Classic => classic_rate(m, n, k),
             Layout::Partitioned => partitioned::fpr(m, n, k),
@@ -252,16 +322,14 @@ impl Layout {
                 blocked::fpr(blocked::Segments::of(self), m, n, k)
             }
         };
-        self.with_coincidences(scheme, m, n, k, ideal)
+        self.model_coincidences(scheme, m, n, k, ideal)
     }
 
-    /// A rate `ideal` of k independent hashes (the layout's formula, or a
-    /// filter's rate from its fill) raised by what `scheme`'s probe
-    /// sequences add for n keys in m bits: for the two-hash schemes, the
-    /// chance that a query's probes coincide with all of one member's
-    /// ([`pair_collision_rate`](crate::rates::pair_collision_rate)) and, on
-    /// the classic layout, that members cover several of them
-    /// ([`partial_overlap_rate`](crate::rates::partial_overlap_rate)).
+    /// A rate `ideal` of k independent hashes (a filter's rate from its
+    /// fill) raised by what `scheme`'s probe sequences add for n keys in m
+    /// bits: the exact rate's excess over ideal hashing's where
+    /// [`fpr`](Self::fpr) is exact (it may be negative: plain double
+    /// hashing's query probes never repeat), else the model's terms.
     pub(crate) fn with_coincidences(
         self,
         scheme: Scheme,
@@ -270,6 +338,25 @@ impl Layout {
         k: u32,
         ideal: f64,
     ) -> f64 {
+        match self.two_hash_exact(scheme, m, n, k) {
+            Some(exact) => {
+                let independent = self.fpr_with(Scheme::Independent, m, n, k, classic::fpr);
+                (ideal + (exact - independent)).clamp(0.0, 1.0)
+            }
+            None => self.model_coincidences(scheme, m, n, k, ideal),
+        }
+    }
+
+    /// `ideal` raised by the model of what `scheme`'s probe sequences add
+    /// (the classic and blocked layouts; the partitioned layout's rate is
+    /// exact): on the blocked layouts, the chance that a query and a member
+    /// share the block and all of h2; on the classic layout, the chance that
+    /// a query's probes coincide with all of one member's
+    /// ([`pair_collision_rate`](crate::rates::pair_collision_rate)) and that
+    /// members cover several of them
+    /// ([`partial_overlap_rate`](crate::rates::partial_overlap_rate)),
+    /// raised by the margins of `rates::model_margin`.
+    fn model_coincidences(self, scheme: Scheme, m: u64, n: u64, k: u32, ideal: f64) -> f64 {
         if !scheme.is_two_hash() || k < 2 {
             return ideal;
         }
@@ -281,18 +368,21 @@ impl Layout {
             let coincide = -(n as f64 * (-q).ln_1p()).exp_m1();
             return coincide + (1.0 - coincide) * ideal;
         }
-        let (range, overlaps) = match self {
-            Layout::Classic => (m, classic::overlaps(scheme)),
-            // Probe i of every key lies in sub-array i: two keys share one
-            // probe or all k.
-            _ => (m / u64::from(k), Overlaps::None),
-        };
+        let overlaps = classic::overlaps(scheme);
         // A sequence read backwards is another member's unless f(i) = i^3
-        // breaks the symmetry (`rates/coincidence.rs`).
-        let sets_per_pair = if overlaps == Overlaps::None { 1.0 } else { 2.0 };
-        let coincide = crate::rates::pair_collision_rate(range, n, sets_per_pair);
-        let partial = crate::rates::partial_overlap_rate(overlaps, range, n, k);
-        coincide + (1.0 - coincide) * (ideal + partial).min(1.0)
+        // breaks the symmetry (`rates/coincidence.rs`); with k <= 3 nothing
+        // can (reversal keeps f's second difference).
+        let sets_per_pair = if overlaps == Overlaps::None && k > 3 {
+            1.0
+        } else {
+            2.0
+        };
+        let margin = crate::rates::model_margin(overlaps, m, n, k);
+        let coincide =
+            crate::rates::pair_collision_rate(m, n, sets_per_pair * (1.0 + margin.identical));
+        let partial = crate::rates::partial_overlap_rate(overlaps, m, n, k);
+        let rest = ((ideal + partial) * (1.0 + margin.light)).min(1.0);
+        ((coincide + (1.0 - coincide) * rest) * (1.0 + margin.whole)).min(1.0)
     }
 }
 

@@ -4,12 +4,13 @@
 //! * FPR after n keys, exact under ideal hashing: `(1 - (1 - 1/m')^n)^k`
 //!   (Yu et al.); never better than the classic layout with the same m and k
 //!   (Kirsch and Mitzenmacher, Sec. 2), noticeably worse at small n and large
-//!   bits/key.
-//! * Sizing ([`Layout::size_for`](super::Layout)): as for classic, by this
-//!   formula plus the two-hash pair-collision term, which matters here at
-//!   small n (two coinciding sub-arrays make all k coincide); m = k m',
-//!   with m' a prime for the two-hash schemes (unless a power of two), as
-//!   for classic.
+//!   bits/key. With a two-hash scheme over a prime m': exact in closed form
+//!   ([`two_hash_fpr`]): a member meets all k probes of a query (same
+//!   start and stride) or at most one class of them, so the sub-arrays are
+//!   not independent as under ideal hashing.
+//! * Sizing ([`Layout::size_for`](super::Layout)): as for classic, by that
+//!   rate; m = k m', with m' a prime for the two-hash schemes (unless a
+//!   power of two), as for classic.
 //! * Enhanced double hashing buys nothing here: `f(i)` shifts every key's
 //!   probe in sub-array i by the same constant, a bijection of that
 //!   sub-array, so members and queries move together and every answer is the
@@ -23,11 +24,18 @@
 #![forbid(unsafe_code)]
 
 use crate::bits::count_ones_in;
-use crate::rates::{estimate_items, partitioned_fpr};
+use crate::rates::{estimate_items, partitioned_fpr, two_hash};
 
 /// The exact rate under ideal hashing after n keys.
 pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {
     partitioned_fpr(m, n, k)
+}
+
+/// The exact rate of any two-hash scheme after n keys, for a prime
+/// sub-array size `m / k` ([`two_hash::partitioned_rate`]; `f(i)` cancels
+/// within a sub-array, so the scheme does not matter).
+pub(crate) fn two_hash_fpr(m: u64, n: u64, k: u32) -> f64 {
+    two_hash::partitioned_rate(m / u64::from(k.max(1)), n, k)
 }
 
 /// The number of set bits in each sub-array.

@@ -97,7 +97,7 @@ fn all_set_probability_matches_exact_rationals() {
         (2000, 300.0, 40, 5.482281655662188e-36),
         (5000, 4000.0, 30, 1.6121972721242597e-08),
     ] {
-        let chosen = all_set_probability(m, t, j);
+        let chosen = all_set_probability(m as f64, t, j);
         let occupancy = occupancy_all_set_probability(m as f64, t, j);
         for got in [chosen, occupancy] {
             assert!(
