@@ -21,8 +21,8 @@ fn enumerated(scheme: Scheme, r: u64, n: u64, k: u32) -> f64 {
 /// Where the classic layout uses the model (past the enumeration's
 /// budget), the model with its margins is an upper bound on the exact
 /// rate: every two-hash scheme, r = 521 (k = 4 to 8, and 12 for `i^2`,
-/// whose model errs most), 1031 (k = 6), 2053 (k = 4) and 8209 (k = 4
-/// and 5), n for fills of 0.01 to 0.55. The tightest cell is printed (docs/testing.md
+/// whose model errs most), 1031 (k = 6), 2053 (k = 3 and 4) and 8209
+/// (k = 4 and 5), n for fills of 0.01 to 0.55. The tightest cell is printed (docs/testing.md
 /// records it). The margins are what make it hold: each dropped fails
 /// here (docs/testing.md, the mutation table). And the bound is not
 /// vacuous: at most 1.35x the exact rate in every cell.
