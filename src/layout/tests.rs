@@ -35,8 +35,10 @@ fn model_with_its_margin_bounds_the_enumeration() {
             (521, 6),
             (521, 8),
             (1031, 6),
+            (2053, 3),
             (2053, 4),
             (8209, 4),
+            (8209, 5),
         ] {
             grid.push((scheme, r, k));
         }
