@@ -19,8 +19,8 @@ use lesshash::{BloomFilter, Layout, Scheme};
 /// Registers the builder group.
 pub fn register(c: &mut Criterion) {
     let mut g = c.benchmark_group("builder");
-    // 30 points of microseconds to milliseconds each: shorter windows than
-    // criterion's default keep the group near a minute.
+    // 45 points of microseconds to milliseconds each: shorter windows than
+    // criterion's default keep the group near a minute and a half.
     g.warm_up_time(Duration::from_secs(1));
     g.measurement_time(Duration::from_secs(2));
     let configs = Layout::ALL
@@ -29,7 +29,13 @@ pub fn register(c: &mut Criterion) {
         .chain([(Layout::Classic, Scheme::DoubleHashing)]);
     for (layout, scheme) in configs {
         for (n, p, label) in [
-            (1_000u64, 0.01, "n=1e3/p=0.01"),
+            // Small filters: the classic two-hash rate is enumerated at
+            // (10, 0.1) and (100, 0.1) (k = 3 over 521 bits), modelled at
+            // (100, 0.01).
+            (10u64, 0.1, "n=10/p=0.1"),
+            (100, 0.1, "n=100/p=0.1"),
+            (100, 0.01, "n=100/p=0.01"),
+            (1_000, 0.01, "n=1e3/p=0.01"),
             (1_000_000, 0.01, "n=1e6/p=0.01"),
             (1_000_000_000, 0.01, "n=1e9/p=0.01"),
             (1_000, 1e-6, "n=1e3/p=1e-6"),
