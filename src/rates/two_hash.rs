@@ -55,10 +55,13 @@
 //! ```
 //!
 //! G is a subset-sum transform over S. One query stride costs about
-//! `k^4 / 2 + 2^k k` operations, the rate `r` times that for the enhanced
-//! schemes (about 2e5 at k = 3, r = 521) and once for plain double hashing:
-//! [`classic_rate`] declines past a budget and where the alternating sum
-//! cancels, and the layout then uses the model (`Layout::fpr`).
+//! `k^4 / 2` pairs of pairs (each member's k probes then looked up) and
+//! `2^k` terms; the rate costs r - 1 of them for the enhanced schemes
+//! (0.5 ms at k = 3, r = 521) and one for plain double hashing:
+//! [`classic_rate`] declines past a budget, and the layout then uses the
+//! model with its margins (`Layout::fpr`). Where the alternating sum
+//! cancels (tiny rates at large k) the result is rounded up by a bound on
+//! its rounding error, so it stays an upper bound on the exact rate.
 
 #![forbid(unsafe_code)]
 
