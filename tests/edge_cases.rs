@@ -795,7 +795,7 @@ fn counter_at_max_seed_loads() {
 /// regenerated when two-hash classic and partitioned ranges became prime,
 /// which moved 191 of them by at most 1.2%; and again when the two-hash
 /// rates became exact (partitioned; classic where enumerable) or bounded
-/// (the classic model's margins), which moved 91: the partitioned sizes
+/// (the classic model's margins), which moved 89: the partitioned sizes
 /// by -1.6% to +0.8%, the classic ones by 0 to +2.5%, the largest `i^2`
 /// at p = 1e-6, where the model's error at light fill was measured.)
 #[test]

@@ -71,8 +71,8 @@ fn model_with_its_margin_bounds_the_enumeration() {
 
 /// The margins' terms: `6 k / r` on the rate and `3 k / r` on the
 /// identical sequences for `i^2`, `k / r` and `k / r` for the others, 0.03
-/// more on the identical sequences at k = 4, and 0.1 on the rest below a
-/// fill of 0.4 for the enhanced schemes.
+/// more on the identical sequences at k = 4, and on the rest for the
+/// enhanced schemes 0.1 below a fill of 0.2, falling to 0 at 0.4.
 #[test]
 fn model_margin_is_its_stated_terms() {
     let square = Overlaps::ShiftsAndReversals;
@@ -82,6 +82,10 @@ fn model_margin_is_its_stated_terms() {
     let m = model_margin(Overlaps::None, 1000, 20, 4);
     assert!((m.whole - 0.004).abs() < 1e-15 && m.light == 0.1, "{m:?}");
     assert!((m.identical - 0.034).abs() < 1e-15, "{m:?}");
+    // Fill 1 - e^{-0.3} = 0.259: 0.1 (0.4 - 0.259) / 0.2.
+    let m = model_margin(Overlaps::None, 1000, 60, 5);
+    let light = 0.1 * (0.4 + (-0.3f64).exp_m1()) / 0.2;
+    assert!((m.light - light).abs() < 1e-12, "{m:?} {light}");
     let m = model_margin(Overlaps::Lines, 1000, 20, 5);
     assert!((m.whole - 0.005).abs() < 1e-15 && m.light == 0.0, "{m:?}");
     assert_eq!(model_margin(square, 1, 1, 64).whole, 1.0);

@@ -184,11 +184,14 @@ pub struct Margin {
     /// 2.4% low for `i^3` and up to 1.5% for `i^2`.
     pub identical: f64,
     /// Relative, on the rate beyond the identical sequences, where the
-    /// filter is lightly filled (`1 - e^{-kn/r} < 0.4`): 0.1 for the
-    /// enhanced schemes (members covering all but one or two probes then
-    /// carry the rate, and the model misses some: up to 11.6% low for
-    /// `i^2` at k = 12, r = 521, n = 1 and 5.2% for `i^3` at k = 4, r = 521,
-    /// n = 7), 0 for plain double hashing (at most 0.5% low there).
+    /// filter is lightly filled (fill `1 - e^{-kn/r}` below 0.4): for the
+    /// enhanced schemes 0.1 up to a fill of 0.2, falling to 0 at 0.4
+    /// (members covering all but one or two probes then carry the rate,
+    /// and the model misses some: up to 11.6% low for `i^2` at k = 12,
+    /// r = 521, n = 1 and 5.2% for `i^3` at k = 4, r = 521, n = 7; beyond
+    /// the other margins, the enumeration needs at most 6% at a fill of
+    /// 0.1, 1.5% at 0.3 and 0.04% at 0.38); 0 for plain double hashing (at
+    /// most 0.5% low there).
     pub light: f64,
 }
 
@@ -202,7 +205,7 @@ pub struct Margin {
 /// 12, n for fills of 0.01 to 0.65) the model without margins was at most
 /// 9.2% low (`i^2`, k = 12, r = 521, n = 26, fill 0.45) at fills of 0.4
 /// and more, 11.6% below; plain double hashing at most 0.5% low. With the
-/// margins it is above the exact rate in every cell (by 0.03% to 16%);
+/// margins it is above the exact rate in every cell (by 0.03% to 14%);
 /// the test `model_with_its_margin_bounds_the_enumeration` in
 /// `src/layout/tests.rs` keeps a grid of them. The identical-sequence
 /// term, which carries the rate at tiny targets, is raised only by
@@ -218,10 +221,13 @@ pub fn model_margin(overlaps: Overlaps, r: u64, n: u64, k: u32) -> Margin {
     };
     let at_four = if k == 4 { 0.03 } else { 0.0 };
     let fill = -(-(k_f * n as f64) / r).exp_m1();
-    let light = if fill < 0.4 && overlaps != Overlaps::Lines {
-        0.1
-    } else {
+    // 0.1 up to a fill of 0.2, then down to 0 at 0.4, where the
+    // enumeration's need falls from 6% (fill 0.1) to 1.5% (0.3) and 0.04%
+    // (0.38).
+    let light = if overlaps == Overlaps::Lines {
         0.0
+    } else {
+        (0.1 * (0.4 - fill) / 0.2).clamp(0.0, 0.1)
     };
     Margin {
         whole: (per_probe * k_f / r).min(1.0),
