@@ -703,6 +703,53 @@ fn fuzz_ops_serde_cbor_above_four_kib() {
 
 // ----------------------------------------------------- total rate functions --
 
+/// `Layout::fpr` is total for every layout x scheme, the two-hash rates'
+/// new paths included: the partitioned closed form with more probes than
+/// sub-array bits (k > r) and r < 2, the classic enumeration over small
+/// primes with k up to r - 1 and n up to `u64::MAX`, the model with its
+/// margins past the enumeration, and k beyond `MAX_HASHES`.
+#[test]
+fn layout_rates_are_total_for_every_scheme() {
+    let ms = [
+        0u64,
+        1,
+        2,
+        3,
+        5,
+        7,
+        11,
+        64,
+        67,
+        521,
+        2_147_483_647,
+        4_294_967_311,
+        BloomFilter::MAX_BITS,
+        u64::MAX,
+    ];
+    let ns = [0u64, 1, 3, 10, 1000, u64::MAX];
+    let ks = [0u32, 1, 2, 3, 4, 6, 10, 12, 64, 65, 1 << 20, u32::MAX];
+    for layout in Layout::ALL {
+        for scheme in Scheme::ALL {
+            for m in ms {
+                for n in ns {
+                    for k in ks {
+                        let p = layout.fpr(scheme, m, n, k);
+                        assert!(
+                            (0.0..=1.0).contains(&p),
+                            "{layout:?} {scheme:?} fpr({m}, {n}, {k}) = {p}"
+                        );
+                        if k == 0 {
+                            assert_eq!(p, 1.0, "{layout:?} {scheme:?} ({m}, {n}, 0)");
+                        } else if n == 0 && m > 0 {
+                            assert_eq!(p, 0.0, "{layout:?} {scheme:?} ({m}, 0, {k})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// The public rate functions are total: every input must give a rate in
 /// [0, 1]. They once were not: `split_block_fpr` and `Layout::SplitBlock.fpr`
 /// gave NaN for k >= 257 even at n = 0 (a one-bit segment, `0 * ln 0`), and

@@ -283,9 +283,13 @@ impl Layout {
 
     /// A two-hash scheme's exact rate where this layout has one
     /// (partitioned always; classic over a prime m within the enumeration's
-    /// budget); `None` for the others, the blocked layouts and k < 2.
+    /// budget); `None` for the others, the blocked layouts, k < 2 and k
+    /// above [`MAX_HASHES`].
     fn two_hash_exact(self, scheme: Scheme, m: u64, n: u64, k: u32) -> Option<f64> {
-        if !scheme.is_two_hash() || k < 2 {
+        // No filter has k above MAX_HASHES; there (the public rate's
+        // degenerate arguments) the ideal rate stands, as for the classic
+        // layout's exact formula.
+        if !scheme.is_two_hash() || !(2..=MAX_HASHES).contains(&k) {
             return None;
         }
         match self {
@@ -367,6 +371,11 @@ impl Layout {
             let q = 2f64.powi(-64) / blocks;
             let coincide = -(n as f64 * (-q).ln_1p()).exp_m1();
             return coincide + (1.0 - coincide) * ideal;
+        }
+        if self == Layout::Partitioned {
+            // Only for k above MAX_HASHES (else the rate is exact): the
+            // ideal rate.
+            return ideal;
         }
         let overlaps = classic::overlaps(scheme);
         // A sequence read backwards is another member's unless f(i) = i^3

@@ -143,7 +143,10 @@ pub(crate) fn classic_rate(f: &[u64], r: u64, n: u64, budget: u64) -> Option<f64
     // bound is then below 1e-9 of the rate; at tiny rates and large k it
     // is not).
     let error = sums.error + count * f64::EPSILON * sums.magnitude;
-    Some(((sums.total + error) / count).clamp(0.0, 1.0))
+    let rate = (sums.total + error) / count;
+    // Never NaN: every term is in [0, 1]; a non-finite sum would be a
+    // bug, and the caller's model is the safer answer then.
+    rate.is_finite().then(|| rate.clamp(0.0, 1.0))
 }
 
 /// The working state of [`classic_rate`]: buffers reused across query
@@ -279,11 +282,15 @@ impl<'a> Enumeration<'a> {
         for t in 0..=full {
             let size = t.count_ones() as u64;
             let hit = per_probe * size + multi - self.held[t] - self.within[full ^ t];
-            let exponent = self.n * (-(hit as f64) / pairs_total).ln_1p();
+            let exponent = self.n * (-(hit as f64 / pairs_total).min(1.0)).ln_1p();
             let term = exponent.exp();
             // The quotient, ln_1p and product are each within an ulp or
             // two, an error exp multiplies by the exponent; exp adds its own.
-            error += term * (exponent.abs() * 4.0 + 2.0) * f64::EPSILON;
+            // Where every member meets T (hit = r (r - 1)) the exponent is
+            // -inf and the term exactly 0.
+            if term > 0.0 {
+                error += term * (exponent.abs() * 4.0 + 2.0) * f64::EPSILON;
+            }
             magnitude += term;
             sum += if size.is_multiple_of(2) { term } else { -term };
         }
