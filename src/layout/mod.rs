@@ -273,7 +273,8 @@ impl Layout {
     /// (0.0, for k >= 1). For the classic layout, k above
     /// [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES) (no filter has it) gives
     /// Bloom's formula, a lower bound; see
-    /// [`classic_fpr_exact`](crate::rates::classic_fpr_exact).
+    /// [`classic_fpr_exact`](crate::rates::classic_fpr_exact). For the
+    /// partitioned layout it gives the rate under ideal hashing.
     pub fn fpr(self, scheme: Scheme, m: u64, n: u64, k: u32) -> f64 {
         match self.two_hash_exact(scheme, m, n, k) {
             Some(rate) => rate,
