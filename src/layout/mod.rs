@@ -250,9 +250,10 @@ impl Layout {
     ///   size `m / k` (the builder's), in closed form
     ///   ([`rates`](crate::rates), "The two-hash rates").
     /// * Classic with a two-hash scheme over a prime m: exact by
-    ///   enumeration of every query stride where that is cheap (about
-    ///   `m k^4` operations for the enhanced schemes, `k^4 + 2^k k` for plain
-    ///   double hashing, within a budget of about a millisecond); elsewhere
+    ///   enumeration of every query stride where that costs at most about
+    ///   1.5 ms (plain double hashing, which needs one stride, up to k = 12;
+    ///   the enhanced schemes at k = 3 up to m of about 1,100 and at k = 4
+    ///   up to about 300); elsewhere
     ///   the exact rate under ideal hashing
     ///   ([`classic_fpr_exact`](crate::rates::classic_fpr_exact)) plus the
     ///   first-order model of what the probe sequences add
