@@ -23,7 +23,7 @@
 //! | layout | rate | where exact |
 //! |---|---|---|
 //! | partitioned | `1 - (1 - q0)^n + (1 - q0)^n Pr[n draws cover min(k, r) cells of probability q1 / (1 - q0)]`, `q0 = 1/(r(r-1))`, `q1 = (r-2)/(r(r-1))` (`src/rates/two_hash.rs`) | every prime sub-array size r |
-//! | classic | inclusion-exclusion over the query's distinct probes, every query stride enumerated (`src/rates/two_hash.rs`), rounded up by its rounding bound | prime m within about a millisecond's work: every k up to about 12 for plain double hashing, small k and m for the enhanced schemes |
+//! | classic | inclusion-exclusion over the query's distinct probes, every query stride enumerated (`src/rates/two_hash.rs`), rounded up by its rounding bound | prime m within about 1.5 ms of work: every k up to about 12 for plain double hashing, small k and m for the enhanced schemes |
 //! | classic, past that | ideal hashing's exact rate plus the first-order coincidence model (`src/rates/coincidence.rs`), raised by margins measured to bound the enumeration | an upper bound where checked (k = 4 to 12, m = 521 to 8209) |
 //! | blocked | the block mixture plus the chance of sharing the block and all of h2 | |
 //!

@@ -4,7 +4,7 @@
 //!   [`crate::rates::classic_fpr_exact`] (Bloom's formula is a lower bound
 //!   and would undersize small filters). With a two-hash scheme over a
 //!   prime m: the exact rate by enumeration where that costs at most about
-//!   a millisecond ([`two_hash_fpr`]), else the ideal rate plus the
+//!   1.5 ms ([`two_hash_fpr`]), else the ideal rate plus the
 //!   coincidence model raised by its margins (see [`crate::rates`], "The
 //!   two-hash rates").
 //! * Sizing ([`Layout::size_for`](super::Layout)): for each k near the

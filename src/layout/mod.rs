@@ -165,8 +165,8 @@ impl Layout {
         // The exact classic rate costs O(k^2) per evaluation and a search
         // evaluates it ~80 times per k: pick the candidate k by the
         // asymptotic rate (same two-hash terms), then size by the exact
-        // ideal rate only around it. The asymptotic and exact rates differ by O(k/m), which
-        // moves the best k by at most one.
+        // ideal rate only around it. The asymptotic and exact rates differ
+        // by O(k/m), which moves the best k by at most one.
         let window = match (k, self) {
             (None, Layout::Classic) => {
                 let (_, k_est) = best_over_k(p, None, |k, below| {
@@ -195,7 +195,7 @@ impl Layout {
     /// and then grown, a prime at a time, until its rate
     /// ([`fpr`](Self::fpr): the enumeration where it applies) meets p. The
     /// search sizes by the model with its margins, whose evaluations are
-    /// cheap; the enumeration (up to about a millisecond) runs once here.
+    /// cheap; the enumeration (up to about 1.5 ms) runs once here.
     /// The margins bound the enumeration wherever it was checked, so this
     /// seldom grows m; it makes the target hold by the exact rate wherever
     /// the enumeration applies.
@@ -204,14 +204,7 @@ impl Layout {
         while self.fpr(scheme, m, n, k) > p {
             let grown = prime_range(m + 1 + m / 1024, 1);
             if grown <= m {
-                return Err(Error::invalid(
-                    "fpr",
-                    format!(
-                        "a rate of {} needs more than the maximum of {} bits for this many items",
-                        crate::limits::format_rate(p),
-                        crate::limits::MAX_BITS
-                    ),
-                ));
+                return Err(too_few_bits(p));
             }
             m = grown;
         }
@@ -475,15 +468,19 @@ pub(crate) fn best_of(
             best = Some((m, k));
         }
     }
-    best.ok_or_else(|| {
-        Error::invalid(
-            "fpr",
-            format!(
-                "a rate of {} needs more than the maximum of {} bits for this many items \
-                 with at most {MAX_HASHES} hashes",
-                crate::limits::format_rate(p),
-                crate::limits::MAX_BITS
-            ),
-        )
-    })
+    best.ok_or_else(|| too_few_bits(p))
+}
+
+/// The error of a rate that no size within `MAX_BITS` reaches, naming
+/// `fpr`.
+fn too_few_bits(p: f64) -> Error {
+    Error::invalid(
+        "fpr",
+        format!(
+            "a rate of {} needs more than the maximum of {} bits for this many items \
+             with at most {MAX_HASHES} hashes",
+            crate::limits::format_rate(p),
+            crate::limits::MAX_BITS
+        ),
+    )
 }

@@ -213,9 +213,9 @@ impl<'a> Enumeration<'a> {
         let s = self.set.len();
 
         // The members meeting the set at least twice: one per pair of
-        // (probe, index) pairs with distinct indices, deduplicated.
-        // (x, j) with j the outer order: pairs with equal j are skipped by
-        // starting the inner loop at the next index.
+        // (probe, index) pairs with distinct indices (j1 < j2, any two
+        // probes x1, x2, equal ones included: a member's own repeat),
+        // deduplicated.
         self.members.clear();
         for j1 in 0..k {
             for j2 in j1 + 1..k {
