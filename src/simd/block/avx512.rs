@@ -118,25 +118,32 @@ fn group_positions8<const SPLIT: bool>(x: __m256i, consts: &InBlockConstants) ->
 /// Whether every probe bit of a key (its h2) is set in `line`: per group
 /// of sixteen probes, each probe's 32-bit word picked from the line by one
 /// `vpermd`, and `vptestnmd` marks the probes whose bit is clear.
+/// [`block_test`] for k <= 8 (every filter at 0.4% and above), the chunk
+/// loop's body: the positions in a 256-bit register, like AVX2's, widened
+/// for free to index the whole line.
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
-fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
+fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
     let words: __m512i = bytemuck::cast(*line);
+    let x = _mm256_set1_epi64x(h2 as i64);
+    let p = _mm512_castsi256_si512(group_positions8::<SPLIT>(x, consts));
+    let w = _mm512_permutexvar_epi32(_mm512_srli_epi32::<5>(p), words);
+    let bit = _mm512_sllv_epi32(
+        _mm512_set1_epi32(1),
+        _mm512_and_si512(p, _mm512_set1_epi32(31)),
+    );
+    _mm512_mask_testn_epi32_mask(group_lanes(0, consts.k), w, bit) == 0
+}
+
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
     if consts.k <= 8 {
-        // Eight probes or fewer (every filter at 0.4% and above): their
-        // positions in a 256-bit register, like AVX2's, widened for free
-        // to index the whole line.
-        let x = _mm256_set1_epi64x(h2 as i64);
-        let p = _mm512_castsi256_si512(group_positions8::<SPLIT>(x, consts));
-        let w = _mm512_permutexvar_epi32(_mm512_srli_epi32::<5>(p), words);
-        let bit = _mm512_sllv_epi32(
-            _mm512_set1_epi32(1),
-            _mm512_and_si512(p, _mm512_set1_epi32(31)),
-        );
-        return _mm512_mask_testn_epi32_mask(group_lanes(0, consts.k), w, bit) == 0;
+        return block_test8::<SPLIT>(line, h2, consts);
     }
+    let words: __m512i = bytemuck::cast(*line);
     let x = _mm512_set1_epi64(h2 as i64);
     let one = _mm512_set1_epi32(1);
     let low5 = _mm512_set1_epi32(31);
