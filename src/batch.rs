@@ -163,27 +163,29 @@ impl Stage {
         }
     }
 
-    /// Calls `hit(j, answer)` for every key j of the chunk (the layout is
-    /// matched once per chunk).
+    /// The chunk's answers, key j's in `found[j]` (the layout is matched
+    /// once per chunk).
     #[inline(always)]
-    pub(crate) fn contains(&self, plan: &Plan, words: &[u64], mut hit: impl FnMut(usize, bool)) {
+    pub(crate) fn contains<'a>(
+        &self,
+        plan: &Plan,
+        words: &[u64],
+        found: &'a mut [bool; CHUNK],
+    ) -> &'a [bool] {
         let n = self.len;
+        let found = &mut found[..n];
         match plan {
             Plan::Blocks(p) => {
-                let mut found = [false; CHUNK];
-                p.test_chunk(words, &self.blocks[..n], &self.hashes[..n], &mut found[..n]);
-                for (j, &f) in found[..n].iter().enumerate() {
-                    hit(j, f);
-                }
+                p.test_chunk(words, &self.blocks[..n], &self.hashes[..n], found);
             }
             Plan::Flat(spec) => {
-                for j in 0..n {
-                    let found = (0..spec.k as usize)
+                for (j, f) in found.iter_mut().enumerate() {
+                    *f = (0..spec.k as usize)
                         .all(|i| Flat::test_index(words, self.indices[i * n + j]));
-                    hit(j, found);
                 }
             }
         }
+        found
     }
 
     /// Sets the bits of every key of the chunk in `words` (plain words, or
@@ -205,17 +207,20 @@ impl Stage {
 }
 
 /// Runs the contains pipeline over `n` keys whose hashes `fill(start, out)`
-/// writes, calling `hit(i, bool)` for key i in order.
+/// writes, calling `answers(start, found)` for each chunk in order: key
+/// `start + j`'s answer in `found[j]` (a chunk at a time: a call per key
+/// cost 9 instructions per key).
 pub(crate) fn contains_pipeline(
     plan: &Plan,
     tuning: Tuning,
     mut words: &[u64],
     n: usize,
     fill: impl FnMut(usize, &mut [u128]),
-    mut hit: impl FnMut(usize, bool),
+    mut answers: impl FnMut(usize, &[bool]),
 ) {
+    let mut found = [false; CHUNK];
     pipeline(plan, tuning, &mut words, n, fill, |stage, words, start| {
-        stage.contains(plan, words, |j, found| hit(start + j, found))
+        answers(start, stage.contains(plan, words, &mut found))
     });
 }
 
@@ -345,11 +350,30 @@ pub fn bitmap_words(n: usize) -> usize {
     n.div_ceil(64)
 }
 
-/// Records answer `hit` of key `i` in a zeroed bitmap: bit `i % 64` of
-/// word `i / 64` (the layout of every `contains_batch_bitmap`).
+/// Records the answers `found` of keys `start..` in a zeroed bitmap: key
+/// i's in bit `i % 64` of word `i / 64` (the layout of every
+/// `contains_batch_bitmap`). A whole chunk (`start` a multiple of
+/// [`CHUNK`], at most `CHUNK` answers) is packed into one 32-bit half of a
+/// word; any other run bit by bit.
 #[inline(always)]
-pub(crate) fn set_answer(bitmap: &mut [u64], i: usize, hit: bool) {
-    bitmap[i / 64] |= u64::from(hit) << (i % 64);
+pub(crate) fn set_answers(bitmap: &mut [u64], start: usize, found: &[bool]) {
+    if start.is_multiple_of(CHUNK) && found.len() <= CHUNK {
+        let bits = found
+            .iter()
+            .enumerate()
+            .fold(0u64, |bits, (j, &f)| bits | u64::from(f) << j);
+        bitmap[start / 64] |= bits << (start % 64);
+    } else {
+        for (i, &f) in (start..).zip(found) {
+            bitmap[i / 64] |= u64::from(f) << (i % 64);
+        }
+    }
+}
+
+/// Copies the answers `found` of keys `start..` into `out`.
+#[inline(always)]
+pub(crate) fn copy_answers(out: &mut [bool], start: usize, found: &[bool]) {
+    out[start..start + found.len()].copy_from_slice(found);
 }
 
 /// Batch inserts and queries, pipelined in chunks of 32 keys with the

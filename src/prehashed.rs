@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::batch::{Plan, bitmap_words, copy_hashes, insert_pipeline, set_answer};
+use crate::batch::{Plan, bitmap_words, copy_answers, copy_hashes, insert_pipeline, set_answers};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{Key, hash_key};
@@ -198,7 +198,7 @@ impl<F: LendsView> Prehashed<F> {
         Error::check_len("out", hashes.len(), out.len())?;
         self.filter
             .lend()
-            .contains_hashes_with(&self.plan, hashes, |i, hit| out[i] = hit);
+            .contains_hashes_with(&self.plan, hashes, |i, found| copy_answers(out, i, found));
         Ok(())
     }
 
@@ -208,7 +208,9 @@ impl<F: LendsView> Prehashed<F> {
         let mut out = vec![0; bitmap_words(hashes.len())];
         self.filter
             .lend()
-            .contains_hashes_with(&self.plan, hashes, |i, hit| set_answer(&mut out, i, hit));
+            .contains_hashes_with(&self.plan, hashes, |i, found| {
+                set_answers(&mut out, i, found)
+            });
         out
     }
 

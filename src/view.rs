@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 
 use crate::Error;
-use crate::batch::{Plan, contains_pipeline, copy_hashes, hash_keys};
+use crate::batch::{Plan, contains_pipeline, copy_answers, copy_hashes, hash_keys, set_answers};
 use crate::bits::LeWords;
 use crate::filter::BloomFilter;
 use crate::format::{Header, validate};
@@ -214,10 +214,15 @@ impl<'a> FilterView<'a> {
         self.words.contains_hash(&self.geometry, hash)
     }
 
-    /// Calls `hit(i, answer)` for every key, in order: the batch pipeline
-    /// (`crate::batch`), or key by key for `Independent` and for payloads
-    /// on big-endian targets.
-    pub(crate) fn contains_keys_with<K: Key>(&self, keys: &[K], mut hit: impl FnMut(usize, bool)) {
+    /// Calls `answers(start, found)` for every run of keys, in order (key
+    /// `start + j`'s answer in `found[j]`): the batch pipeline
+    /// (`crate::batch`) a chunk at a time, or key by key for `Independent`
+    /// and for payloads on big-endian targets.
+    pub(crate) fn contains_keys_with<K: Key>(
+        &self,
+        keys: &[K],
+        mut answers: impl FnMut(usize, &[bool]),
+    ) {
         let g = &self.geometry;
         match (Plan::of(g), self.plain()) {
             (Some(plan), Some(words)) => contains_pipeline(
@@ -226,11 +231,11 @@ impl<'a> FilterView<'a> {
                 words,
                 keys.len(),
                 hash_keys(keys, g.seed, g.tuning.kernel),
-                hit,
+                answers,
             ),
             _ => {
                 for (i, key) in keys.iter().enumerate() {
-                    hit(i, self.contains(key));
+                    answers(i, &[self.contains(key)]);
                 }
             }
         }
@@ -242,7 +247,7 @@ impl<'a> FilterView<'a> {
         &self,
         plan: &Plan,
         hashes: &[u128],
-        mut hit: impl FnMut(usize, bool),
+        mut answers: impl FnMut(usize, &[bool]),
     ) {
         match self.plain() {
             Some(words) => contains_pipeline(
@@ -251,11 +256,11 @@ impl<'a> FilterView<'a> {
                 words,
                 hashes.len(),
                 copy_hashes(hashes),
-                hit,
+                answers,
             ),
             None => {
                 for (i, &h) in hashes.iter().enumerate() {
-                    hit(i, self.contains_hash(h));
+                    answers(i, &[self.contains_hash(h)]);
                 }
             }
         }
@@ -328,7 +333,7 @@ impl<'a> FilterView<'a> {
         out: &mut [bool],
     ) -> Result<(), crate::Error> {
         crate::Error::check_len("out", keys.len(), out.len())?;
-        self.contains_keys_with(keys, |i, hit| out[i] = hit);
+        self.contains_keys_with(keys, |i, found| copy_answers(out, i, found));
         Ok(())
     }
 
@@ -338,7 +343,7 @@ impl<'a> FilterView<'a> {
     /// bits of the last word zero.
     pub fn contains_batch_bitmap<K: crate::Key>(&self, keys: &[K]) -> Vec<u64> {
         let mut out = vec![0; crate::batch::bitmap_words(keys.len())];
-        self.contains_keys_with(keys, |i, hit| crate::batch::set_answer(&mut out, i, hit));
+        self.contains_keys_with(keys, |i, found| set_answers(&mut out, i, found));
         out
     }
 
@@ -356,7 +361,7 @@ impl<'a> FilterView<'a> {
     ) -> Result<(), crate::Error> {
         crate::Error::check_len("out", crate::batch::bitmap_words(keys.len()), out.len())?;
         out.fill(0);
-        self.contains_keys_with(keys, |i, hit| crate::batch::set_answer(out, i, hit));
+        self.contains_keys_with(keys, |i, found| set_answers(out, i, found));
         Ok(())
     }
 

@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use crate::Error;
-use crate::batch::Plan;
+use crate::batch::{Plan, copy_answers};
 use crate::hash::Key;
 use crate::parts::{TASK, sequential};
 use crate::view::FilterView;
@@ -28,12 +28,14 @@ impl FilterView<'_> {
     ) -> Result<(), Error> {
         Error::check_len("out", keys.len(), out.len())?;
         if sequential(keys.len()) {
-            self.contains_keys_with(keys, |i, hit| out[i] = hit);
+            self.contains_keys_with(keys, |i, found| copy_answers(out, i, found));
             return Ok(());
         }
         keys.par_chunks(TASK)
             .zip(out.par_chunks_mut(TASK))
-            .for_each(|(ks, os)| self.contains_keys_with(ks, |i, hit| os[i] = hit));
+            .for_each(|(ks, os)| {
+                self.contains_keys_with(ks, |i, found| copy_answers(os, i, found))
+            });
         Ok(())
     }
 
@@ -41,11 +43,13 @@ impl FilterView<'_> {
     /// geometry's; lengths checked by the caller).
     pub(crate) fn par_contains_hashes(&self, plan: &Plan, hashes: &[u128], out: &mut [bool]) {
         if sequential(hashes.len()) {
-            return self.contains_hashes_with(plan, hashes, |i, hit| out[i] = hit);
+            return self.contains_hashes_with(plan, hashes, |i, found| copy_answers(out, i, found));
         }
         hashes
             .par_chunks(TASK)
             .zip(out.par_chunks_mut(TASK))
-            .for_each(|(hs, os)| self.contains_hashes_with(plan, hs, |i, hit| os[i] = hit));
+            .for_each(|(hs, os)| {
+                self.contains_hashes_with(plan, hs, |i, found| copy_answers(os, i, found))
+            });
     }
 }
