@@ -77,22 +77,49 @@ fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, consts: &InBlockConsta
 #[inline]
 fn block_mask_avx2<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i; 2] {
     let x = _mm256_set1_epi64x(h2 as i64);
+    let mut mask = [_mm256_setzero_si256(); 2];
+    for g in 0..consts.k.div_ceil(8) {
+        let p = group_positions::<SPLIT>(x, g, consts);
+        for j in 0..(consts.k - 8 * g).min(8) {
+            or_probe(&mut mask, p, j);
+        }
+    }
+    mask
+}
+
+/// [`block_mask_avx2`] for exactly `K` <= 8 probes, unrolled (the chunk
+/// insert's body: the loop over a run-time k cost four scalar
+/// instructions per probe beside its seven vector ones).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn block_mask8<const SPLIT: bool, const K: u32>(
+    h2: u64,
+    consts: &InBlockConstants,
+) -> [__m256i; 2] {
+    let p = group_positions::<SPLIT>(_mm256_set1_epi64x(h2 as i64), 0, consts);
+    let mut mask = [_mm256_setzero_si256(); 2];
+    for j in 0..K {
+        or_probe(&mut mask, p, j);
+    }
+    mask
+}
+
+/// Sets the bit of probe `j` of the eight positions `p` in the mask's two
+/// halves: the position in every lane, minus each lane's first bit, as the
+/// count of a variable shift of 1.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn or_probe(mask: &mut [__m256i; 2], p: __m256i, j: u32) {
     let one = _mm256_set1_epi32(1);
     // The first bit of each 32-bit word of the two halves.
     let first_lo = _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224);
     let first_hi = _mm256_add_epi32(first_lo, _mm256_set1_epi32(256));
-    let (mut lo, mut hi) = (_mm256_setzero_si256(), _mm256_setzero_si256());
-    for g in 0..consts.k.div_ceil(8) {
-        let p = group_positions::<SPLIT>(x, g, consts);
-        for j in 0..(consts.k - 8 * g).min(8) {
-            // Lane j everywhere, in registers (a store of `p` and scalar
-            // reloads stalled on store forwarding).
-            let pj = _mm256_permutevar8x32_epi32(p, _mm256_set1_epi32(j as i32));
-            lo = _mm256_or_si256(lo, _mm256_sllv_epi32(one, _mm256_sub_epi32(pj, first_lo)));
-            hi = _mm256_or_si256(hi, _mm256_sllv_epi32(one, _mm256_sub_epi32(pj, first_hi)));
-        }
-    }
-    [lo, hi]
+    // Lane j everywhere, in registers (a store of `p` and scalar reloads
+    // stalled on store forwarding).
+    let pj = _mm256_permutevar8x32_epi32(p, _mm256_set1_epi32(j as i32));
+    let [lo, hi] = mask;
+    *lo = _mm256_or_si256(*lo, _mm256_sllv_epi32(one, _mm256_sub_epi32(pj, first_lo)));
+    *hi = _mm256_or_si256(*hi, _mm256_sllv_epi32(one, _mm256_sub_epi32(pj, first_hi)));
 }
 
 /// [`block_test`] for k <= 8 (every filter at 0.4% and above), the chunk
@@ -178,7 +205,24 @@ fn group_words(p: __m256i, lo_words: __m256i, hi_words: __m256i) -> __m256i {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockConstants) {
-    let [lo, hi] = block_mask_avx2::<SPLIT>(h2, consts);
+    or_into(line, block_mask_avx2::<SPLIT>(h2, consts));
+}
+
+/// [`or_mask`] for exactly `K` <= 8 probes ([`block_mask8`]).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn or_mask8<const SPLIT: bool, const K: u32>(
+    line: &mut [u64; 8],
+    h2: u64,
+    consts: &InBlockConstants,
+) {
+    or_into(line, block_mask8::<SPLIT, K>(h2, consts));
+}
+
+/// ORs a mask (the block's two halves) into `line`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn or_into(line: &mut [u64; 8], [lo, hi]: [__m256i; 2]) {
     let [a, c]: [__m256i; 2] = bytemuck::cast(*line);
     *line = bytemuck::cast([_mm256_or_si256(a, lo), _mm256_or_si256(c, hi)]);
 }

@@ -166,8 +166,6 @@ fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConst
 #[inline]
 fn block_mask_avx512<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> __m512i {
     let x = _mm512_set1_epi64(h2 as i64);
-    let one = _mm512_set1_epi64(1);
-    let first = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
     let mut mask = _mm512_setzero_si512();
     for g in 0..consts.k.div_ceil(LANES) {
         let p = if consts.k <= 8 {
@@ -180,19 +178,61 @@ fn block_mask_avx512<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> _
             group_positions::<SPLIT>(x, g, consts)
         };
         for j in 0..(consts.k - LANES * g).min(LANES) {
-            // Lane j in the low half of every 64-bit lane, zero above.
-            let pj = _mm512_maskz_permutexvar_epi32(0x5555, _mm512_set1_epi32(j as i32), p);
-            mask = _mm512_or_si512(mask, _mm512_sllv_epi64(one, _mm512_sub_epi64(pj, first)));
+            mask = or_probe(mask, p, j);
         }
     }
     mask
+}
+
+/// [`block_mask_avx512`] for exactly `K` <= 8 probes, unrolled (the chunk
+/// insert's body, as AVX2's).
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn block_mask8<const SPLIT: bool, const K: u32>(h2: u64, consts: &InBlockConstants) -> __m512i {
+    let p = _mm512_castsi256_si512(group_positions8::<SPLIT>(
+        _mm256_set1_epi64x(h2 as i64),
+        consts,
+    ));
+    let mut mask = _mm512_setzero_si512();
+    for j in 0..K {
+        mask = or_probe(mask, p, j);
+    }
+    mask
+}
+
+/// `mask` with the bit of probe `j` of the positions `p` set.
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn or_probe(mask: __m512i, p: __m512i, j: u32) -> __m512i {
+    let one = _mm512_set1_epi64(1);
+    let first = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+    // Lane j in the low half of every 64-bit lane, zero above.
+    let pj = _mm512_maskz_permutexvar_epi32(0x5555, _mm512_set1_epi32(j as i32), p);
+    _mm512_or_si512(mask, _mm512_sllv_epi64(one, _mm512_sub_epi64(pj, first)))
 }
 
 /// ORs the mask of a key (its h2) into its line.
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
 fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockConstants) {
-    let mask = block_mask_avx512::<SPLIT>(h2, consts);
+    or_into(line, block_mask_avx512::<SPLIT>(h2, consts));
+}
+
+/// [`or_mask`] for exactly `K` <= 8 probes ([`block_mask8`]).
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn or_mask8<const SPLIT: bool, const K: u32>(
+    line: &mut [u64; 8],
+    h2: u64,
+    consts: &InBlockConstants,
+) {
+    or_into(line, block_mask8::<SPLIT, K>(h2, consts));
+}
+
+/// ORs a mask into `line`.
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn or_into(line: &mut [u64; 8], mask: __m512i) {
     let words: __m512i = bytemuck::cast(*line);
     *line = bytemuck::cast(_mm512_or_si512(words, mask));
 }

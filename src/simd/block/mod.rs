@@ -15,8 +15,9 @@
 /// (`avx2`, `avx512`), written once: `$probe` holds the token of the CPU
 /// features `$features` (a string for `target_feature`), and the backend
 /// supplies `block_test::<SPLIT>(line, h2, consts) -> bool`, its k <= 8
-/// form `block_test8`, and `or_mask::<SPLIT>(line, h2, consts)`, compiled
-/// with those features. Each
+/// form `block_test8`, `or_mask::<SPLIT>(line, h2, consts)` and its form
+/// for exactly K <= 8 probes `or_mask8::<SPLIT, K>`, compiled with those
+/// features. Each
 /// method calls into them with `SPLIT` (`consts.step != 0`: the
 /// split-block layout) as a const generic, so that the blocked probe
 /// compiles to its one multiply and shift. The chunk forms are one call
@@ -168,8 +169,35 @@ macro_rules! intrinsics_probe {
             consts: &$crate::layout::blocked::addressing::InBlockConstants,
         ) {
             let (lines, _) = words.as_chunks_mut::<8>();
+            // k <= 8: the probes unrolled for the filter's k, one loop per
+            // k (a loop over a run-time k cost more than the probes).
+            match consts.k {
+                1 => set_chunk8::<SPLIT, 1>(lines, blocks, hashes, consts),
+                2 => set_chunk8::<SPLIT, 2>(lines, blocks, hashes, consts),
+                3 => set_chunk8::<SPLIT, 3>(lines, blocks, hashes, consts),
+                4 => set_chunk8::<SPLIT, 4>(lines, blocks, hashes, consts),
+                5 => set_chunk8::<SPLIT, 5>(lines, blocks, hashes, consts),
+                6 => set_chunk8::<SPLIT, 6>(lines, blocks, hashes, consts),
+                7 => set_chunk8::<SPLIT, 7>(lines, blocks, hashes, consts),
+                8 => set_chunk8::<SPLIT, 8>(lines, blocks, hashes, consts),
+                _ => {
+                    for (&b, &h) in blocks.iter().zip(hashes) {
+                        or_mask::<SPLIT>(&mut lines[b], $crate::hash::split(h).1, consts);
+                    }
+                }
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn set_chunk8<const SPLIT: bool, const K: u32>(
+            lines: &mut [[u64; 8]],
+            blocks: &[usize],
+            hashes: &[u128],
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) {
             for (&b, &h) in blocks.iter().zip(hashes) {
-                or_mask::<SPLIT>(&mut lines[b], $crate::hash::split(h).1, consts);
+                or_mask8::<SPLIT, K>(&mut lines[b], $crate::hash::split(h).1, consts);
             }
         }
 
