@@ -9,7 +9,8 @@
 //!
 //! LAYOUT: `blocked`, `split-block` or `classic` (the flat index kernel's
 //! batch path, for comparison); OP: `insert`, `contains_hit` or
-//! `contains_miss`; KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
+//! `contains_miss` (the batch calls), `single_hit` or `single_miss` (one
+//! `contains` call per key); KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
 //! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
 //! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
 
@@ -50,7 +51,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     filter.insert_batch(&members);
     filter.set_kernel(kernel)?;
     let misses: Vec<u64> = (0..1u64 << 20).map(|i| mix((i << 1) | 1)).collect();
-    let pool = if op == "contains_hit" {
+    let pool = if op.ends_with("_hit") {
         &members[..]
     } else {
         &misses[..]
@@ -63,6 +64,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match op.as_str() {
             "insert" => filter.insert_batch(keys),
             "contains_hit" | "contains_miss" => filter.contains_batch(keys, &mut out)?,
+            "single_hit" | "single_miss" => {
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = filter.contains(k);
+                }
+            }
             other => return Err(format!("unknown op {other}").into()),
         }
         black_box(&out);
