@@ -75,7 +75,7 @@ fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, consts: &InBlockConsta
 /// negative or above 31 for every other word (`vpsllvd` gives 0 there).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_mask_avx2<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i; 2] {
+fn block_mask<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i; 2] {
     let x = _mm256_set1_epi64x(h2 as i64);
     let mut mask = [_mm256_setzero_si256(); 2];
     for g in 0..consts.k.div_ceil(8) {
@@ -87,7 +87,7 @@ fn block_mask_avx2<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__
     mask
 }
 
-/// [`block_mask_avx2`] for exactly `K` <= 8 probes, unrolled (the chunk
+/// [`block_mask`] for exactly `K` <= 8 probes, unrolled (the chunk
 /// insert's body: the loop over a run-time k cost four scalar
 /// instructions per probe beside its seven vector ones).
 #[target_feature(enable = "avx2")]
@@ -199,24 +199,6 @@ fn group_words(p: __m256i, lo_words: __m256i, hi_words: __m256i) -> __m256i {
     // sign bit, picks it.
     let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word));
     _mm256_castps_si256(_mm256_blendv_ps(from_lo, from_hi, pick_hi))
-}
-
-/// ORs the mask of a key (its h2) into its line.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockConstants) {
-    or_into(line, block_mask_avx2::<SPLIT>(h2, consts));
-}
-
-/// [`or_mask`] for exactly `K` <= 8 probes ([`block_mask8`]).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn or_mask8<const SPLIT: bool, const K: u32>(
-    line: &mut [u64; 8],
-    h2: u64,
-    consts: &InBlockConstants,
-) {
-    or_into(line, block_mask8::<SPLIT, K>(h2, consts));
 }
 
 /// ORs a mask (the block's two halves) into `line`.

@@ -164,7 +164,7 @@ fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConst
 /// count is negative, so huge, or 64 and above there).
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
-fn block_mask_avx512<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> __m512i {
+fn block_mask<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> __m512i {
     let x = _mm512_set1_epi64(h2 as i64);
     let mut mask = _mm512_setzero_si512();
     for g in 0..consts.k.div_ceil(LANES) {
@@ -184,7 +184,7 @@ fn block_mask_avx512<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> _
     mask
 }
 
-/// [`block_mask_avx512`] for exactly `K` <= 8 probes, unrolled (the chunk
+/// [`block_mask`] for exactly `K` <= 8 probes, unrolled (the chunk
 /// insert's body, as AVX2's).
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
@@ -209,24 +209,6 @@ fn or_probe(mask: __m512i, p: __m512i, j: u32) -> __m512i {
     // Lane j in the low half of every 64-bit lane, zero above.
     let pj = _mm512_maskz_permutexvar_epi32(0x5555, _mm512_set1_epi32(j as i32), p);
     _mm512_or_si512(mask, _mm512_sllv_epi64(one, _mm512_sub_epi64(pj, first)))
-}
-
-/// ORs the mask of a key (its h2) into its line.
-#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
-#[inline]
-fn or_mask<const SPLIT: bool>(line: &mut [u64; 8], h2: u64, consts: &InBlockConstants) {
-    or_into(line, block_mask_avx512::<SPLIT>(h2, consts));
-}
-
-/// [`or_mask`] for exactly `K` <= 8 probes ([`block_mask8`]).
-#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
-#[inline]
-fn or_mask8<const SPLIT: bool, const K: u32>(
-    line: &mut [u64; 8],
-    h2: u64,
-    consts: &InBlockConstants,
-) {
-    or_into(line, block_mask8::<SPLIT, K>(h2, consts));
 }
 
 /// ORs a mask into `line`.

@@ -14,10 +14,10 @@
 /// The methods and the chunk and fused functions of an intrinsics probe
 /// (`avx2`, `avx512`), written once: `$probe` holds the token of the CPU
 /// features `$features` (a string for `target_feature`), and the backend
-/// supplies `block_test::<SPLIT>(line, h2, consts) -> bool`, its k <= 8
-/// form `block_test8`, `or_mask::<SPLIT>(line, h2, consts)` and its form
-/// for exactly K <= 8 probes `or_mask8::<SPLIT, K>`, compiled with those
-/// features. Each
+/// supplies `block_test::<SPLIT>(line, h2, consts) -> bool` and its
+/// k <= 8 form `block_test8`, the key's mask `block_mask::<SPLIT>(h2,
+/// consts)` and its form for exactly K <= 8 probes `block_mask8::<SPLIT,
+/// K>`, and `or_into(line, mask)`, compiled with those features. Each
 /// method calls into them with `SPLIT` (`consts.step != 0`: the
 /// split-block layout) as a const generic, so that the blocked probe
 /// compiles to its one multiply and shift. The chunk forms are one call
@@ -186,6 +186,28 @@ macro_rules! intrinsics_probe {
                     }
                 }
             }
+        }
+
+        /// ORs the mask of a key (its h2) into its line.
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn or_mask<const SPLIT: bool>(
+            line: &mut [u64; 8],
+            h2: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) {
+            or_into(line, block_mask::<SPLIT>(h2, consts));
+        }
+
+        /// [`or_mask`] for exactly `K` <= 8 probes (`block_mask8`).
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn or_mask8<const SPLIT: bool, const K: u32>(
+            line: &mut [u64; 8],
+            h2: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) {
+            or_into(line, block_mask8::<SPLIT, K>(h2, consts));
         }
 
         #[target_feature(enable = $features)]
