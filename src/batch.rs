@@ -284,35 +284,30 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
     }
 }
 
-/// A `fill` closure hashing `keys` with `seed`: the batched XXH3-128
-/// (`hash::short`: the seed's constants once, short keys by formula,
-/// four at a time with AVX-512 where `kernel` is [`Kernel::Avx512`]).
-pub(crate) fn hash_keys<K: Key>(
-    keys: &[K],
-    seed: u64,
-    kernel: Kernel,
-) -> impl FnMut(usize, &mut [u128]) + '_ {
-    let secrets = batch_secrets(seed, kernel);
+/// A `fill` closure hashing `keys` with `seed` for the pipeline: the
+/// batched XXH3-128 (`hash::short`: the seed's constants once, short keys
+/// by formula), by the scalar formulas on every kernel. The AVX-512
+/// kernel's four-lane hash is faster alone, but in the pipeline it made
+/// the batch slower: its multiplies compete for the vector ports the
+/// probe runs on, where the scalar hash runs beside the probe on the
+/// integer ports. On a Cascade Lake the AVX-512 kernel's blocked queries
+/// at 1e6 took 10.3 ns per key with it and 9.3-9.5 without it, and the
+/// split-block ones 11.0 against 10.6 (docs/bench-notes/2026-11-27.md).
+pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
+    let secrets = Secrets::new(seed);
     move |start, out| {
         let len = out.len();
         hash_into(&keys[start..start + len], &secrets, out);
     }
 }
 
-/// The batched hash's constants for `seed` on `kernel`: vectorised (eight
-/// keys per AVX-512 register) for [`Kernel::Avx512`] only, so a filter
-/// forced to another kernel hashes as that kernel's CPUs do.
-#[inline]
-pub(crate) fn batch_secrets(seed: u64, kernel: Kernel) -> Secrets {
-    Secrets::new(seed).vectorized(kernel == Kernel::Avx512)
-}
-
 /// XXH3-128 of each of `keys` under `seed` into `out`: the same values as
 /// [`hash_key`](crate::hash_key) of each key (what the pre-hashed calls
-/// take), computed as every batch path hashes: the seed's constants once
-/// for the batch, XXH3's closed formulas for keys of at most 16 bytes (no
+/// take), computed as the batch paths hash: the seed's constants once for
+/// the batch, XXH3's closed formulas for keys of at most 16 bytes (no
 /// length dispatch for a fixed-width key type), and four keys per
-/// register where [`Kernel::auto`] is [`Kernel::Avx512`].
+/// register where [`Kernel::auto`] is [`Kernel::Avx512`] (where hashing
+/// is the whole job, the lanes are faster).
 ///
 /// # Errors
 /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming `out`
@@ -333,7 +328,11 @@ pub fn hash_batch_with<K: Key>(
     out: &mut [u128],
 ) -> Result<(), crate::Error> {
     crate::Error::check_len("out", keys.len(), out.len())?;
-    hash_into(keys, &batch_secrets(seed, kernel), out);
+    // Vectorised (four keys per AVX-512 register) for `Kernel::Avx512`
+    // only, so a call forced to another kernel hashes as that kernel's
+    // CPUs do.
+    let secrets = Secrets::new(seed).vectorized(kernel == Kernel::Avx512);
+    hash_into(keys, &secrets, out);
     Ok(())
 }
 
@@ -388,7 +387,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words_mut(),
                 keys.len(),
-                hash_keys(keys, g.seed, g.tuning.kernel),
+                hash_keys(keys, g.seed),
             ),
             None => {
                 let words = self.words_mut();

@@ -230,7 +230,7 @@ impl<'a> FilterView<'a> {
                 g.tuning,
                 words,
                 keys.len(),
-                hash_keys(keys, g.seed, g.tuning.kernel),
+                hash_keys(keys, g.seed),
                 answers,
             ),
             _ => {

@@ -1,5 +1,7 @@
 //! XXH3-128 of four short keys at once with AVX-512 DQ and VL (x86_64),
-//! chosen at run time: the batched hash of the AVX-512 kernel.
+//! chosen at run time: `hash_batch` on the AVX-512 kernel (the filters'
+//! batch pipelines keep the scalar formulas, which run beside the vector
+//! probe on other ports: `batch::hash_keys`).
 //!
 //! The short-input formulas are `short`'s, written once over
 //! [`HashLanes`]; this module is their four-lane implementation, where

@@ -32,8 +32,9 @@
 //! kernel layer"). `wide`'s 64-bit multiplies are per-lane scalar code on
 //! SSE2 and NEON. The formulas stay written over `short::HashLanes`, so
 //! a backend with a real 64-bit vector multiply is one trait impl: AVX-512
-//! DQ's `vpmullq` is that backend (`avx512`, four keys per register; the
-//! AVX-512 kernel's batch hash).
+//! DQ's `vpmullq` is that backend (`avx512`, four keys per register;
+//! `hash_batch` on the AVX-512 kernel; the filters' batch pipelines keep
+//! the scalar formulas, which overlap the vector probe: `batch::hash_keys`).
 
 // `deny`, not `forbid`: `avx512`'s calls into `target_feature` functions
 // are the only `unsafe` here (it allows them itself; `short` and this

@@ -75,10 +75,10 @@ impl BloomFilter {
         if sequential(keys.len()) {
             return self.insert_batch(keys);
         }
-        let (seed, kernel) = (self.seed(), self.kernel());
+        let seed = self.seed();
         self.par_insert_with(
             keys.len(),
-            |start, hs| hash_keys(keys, seed, kernel)(start, hs),
+            |start, hs| hash_keys(keys, seed)(start, hs),
             |a, i| a.insert(&keys[i]),
         );
     }

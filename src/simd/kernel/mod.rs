@@ -34,8 +34,8 @@
 //!   `core::arch` intrinsics in a `#[target_feature(enable = "avx2")]`
 //!   function, so that a default build still runs AVX2 where the CPU has
 //!   it; called with the `cpu::Avx2` token (detected once, cached).
-//! * [`Kernel::Avx512`] (x86_64 with AVX-512 F, DQ, BW and VL): the batch
-//!   hash four keys per register (`hash::avx512`) and the blocked layouts'
+//! * [`Kernel::Avx512`] (x86_64 with AVX-512 F, DQ, BW and VL): `hash_batch`
+//!   four keys per register (`hash::avx512`) and the blocked layouts'
 //!   probe one block per register (`simd::block::avx512`), with the
 //!   `cpu::Avx512` token; the flat index kernel is AVX2's (which the
 //!   token implies).
