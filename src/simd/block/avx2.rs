@@ -140,6 +140,9 @@ fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockCons
     _mm256_testc_si256(bit0, probes) == 1
 }
 
+/// Whether every probe bit of a key (its h2) is set in `line`: groups of
+/// eight probes ([`group_miss`]), the lanes of the last group past k
+/// masked off.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {

@@ -115,9 +115,6 @@ fn group_positions8<const SPLIT: bool>(x: __m256i, consts: &InBlockConstants) ->
     )
 }
 
-/// Whether every probe bit of a key (its h2) is set in `line`: per group
-/// of sixteen probes, each probe's 32-bit word picked from the line by one
-/// `vpermd`, and `vptestnmd` marks the probes whose bit is clear.
 /// [`block_test`] for k <= 8 (every filter at 0.4% and above), the chunk
 /// loop's body: the positions in a 256-bit register, like AVX2's, widened
 /// for free to index the whole line.
@@ -137,6 +134,9 @@ fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockCons
     _mm512_mask_testn_epi32_mask(group_lanes(0, consts.k), w, bit) == 0
 }
 
+/// Whether every probe bit of a key (its h2) is set in `line`: per group
+/// of sixteen probes, each probe's 32-bit word picked from the line by one
+/// `vpermd`, and `vptestnmd` marks the probes whose bit is clear.
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
 fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
