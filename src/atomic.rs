@@ -20,13 +20,14 @@
 //! indexing.
 
 use std::mem::{ManuallyDrop, align_of, size_of};
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use crate::Error;
 use crate::bits::{AlignedWords, Block, Line, Words, WordsMut};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
+use crate::key_kind::KeyKind;
 
 /// One cache line of atomic words: the layout of [`Block`].
 #[repr(C, align(64))]
@@ -118,11 +119,13 @@ pub struct AtomicBloomFilter {
     geometry: Geometry,
     blocks: Vec<AtomicBlock>,
     insert_calls: AtomicU64,
+    key_kind: AtomicU8,
 }
 
 impl AtomicBloomFilter {
     /// Makes a filter shareable, reusing its bits (no copy).
     pub fn new(filter: BloomFilter) -> Self {
+        let key_kind = filter.key_kind();
         let (geometry, bits, insert_calls) = filter.into_parts();
         let mut blocks = ManuallyDrop::new(bits.into_blocks());
         // `as_mut_ptr`: the pointer the new Vec will write through must not
@@ -141,6 +144,7 @@ impl AtomicBloomFilter {
             geometry,
             blocks,
             insert_calls: AtomicU64::new(insert_calls),
+            key_kind: AtomicU8::new(key_kind as u8),
         }
     }
 
@@ -148,6 +152,7 @@ impl AtomicBloomFilter {
     /// other thread is still inserting (use `Arc::into_inner` first when
     /// shared by `Arc`).
     pub fn into_inner(self) -> BloomFilter {
+        let key_kind = self.key_kind();
         let mut blocks = ManuallyDrop::new(self.blocks);
         let (ptr, len, cap) = (blocks.as_mut_ptr(), blocks.len(), blocks.capacity());
         // SAFETY: the reverse of `new`: a Vec<AtomicBlock> never used again,
@@ -155,11 +160,13 @@ impl AtomicBloomFilter {
         // thread holds a reference, so reading the words non-atomically
         // from now on cannot race.
         let blocks = unsafe { Vec::from_raw_parts(ptr.cast::<Block>(), len, cap) };
-        BloomFilter::from_parts(
+        let mut filter = BloomFilter::from_parts(
             self.geometry,
             AlignedWords::from_blocks(blocks),
             self.insert_calls.into_inner(),
-        )
+        );
+        filter.set_key_kind(key_kind);
+        filter
     }
 
     /// A copy of the current bits as a plain filter, while others may still
@@ -175,7 +182,25 @@ impl AtomicBloomFilter {
             *dst = src.load(Relaxed);
         }
         filter.set_insert_calls(self.insert_calls.load(Relaxed));
+        filter.set_key_kind(self.key_kind());
         Ok(filter)
+    }
+
+    /// The kind of keys the filter records ([`BloomFilter::key_kind`]).
+    pub fn key_kind(&self) -> KeyKind {
+        KeyKind::from_id(self.key_kind.load(Relaxed)).unwrap_or(KeyKind::Mixed)
+    }
+
+    /// Records that keys of kind `keys` were inserted (from any thread).
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn record_key_kind(&self, keys: KeyKind) {
+        // Only ever combined from valid ids, so `from_id` always succeeds;
+        // `Mixed` accepts every query should it not.
+        let _ = self.key_kind.fetch_update(Relaxed, Relaxed, |id| {
+            let now = KeyKind::from_id(id).unwrap_or(KeyKind::Mixed);
+            let next = now.combine(keys);
+            (next != now).then_some(next as u8)
+        });
     }
 
     /// Counts one insert call, saturating at `u64::MAX` like the owned

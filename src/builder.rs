@@ -6,6 +6,7 @@ use crate::Error;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::{DEFAULT_SEED, Key};
+use crate::key_kind::KeyKind;
 use crate::layout::Layout;
 use crate::limits::{MAX_BITS, MAX_HASHES, check_fpr};
 use crate::prefetch::Prefetch;
@@ -53,6 +54,7 @@ pub struct Builder {
     kernel: Option<Kernel>,
     prefetch: Prefetch,
     prefetch_distance: u32,
+    key_kind: KeyKind,
 }
 
 impl Default for Builder {
@@ -68,6 +70,7 @@ impl Default for Builder {
             kernel: None,
             prefetch: Prefetch::Auto,
             prefetch_distance: Prefetch::DEFAULT_DISTANCE,
+            key_kind: KeyKind::Unrecorded,
         }
     }
 }
@@ -147,6 +150,16 @@ impl Builder {
         self
     }
 
+    /// The kind of keys the filter will hold ([`KeyKind`]; default
+    /// `Unrecorded`, which every query accepts), recorded in its file so
+    /// that a query with keys of another kind fails instead of answering
+    /// "absent" for every key. Typed interfaces (Arrow arrays, Python, the
+    /// command line) record it themselves.
+    pub fn key_kind(mut self, kind: KeyKind) -> Self {
+        self.key_kind = kind;
+        self
+    }
+
     /// Validates the parameters, sizes and allocates the filter.
     pub fn build(self) -> Result<BloomFilter, Error> {
         let (m, k) = self.geometry()?;
@@ -162,9 +175,11 @@ impl Builder {
             prefetch: self.prefetch,
             prefetch_distance: Prefetch::check_distance(self.prefetch_distance)?,
         };
-        BloomFilter::from_geometry(
+        let mut filter = BloomFilter::from_geometry(
             Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k).with_tuning(tuning),
-        )
+        )?;
+        filter.set_key_kind(self.key_kind);
+        Ok(filter)
     }
 
     /// The scheme set, else the layout's default.

@@ -79,6 +79,30 @@ pub enum Error {
         offset: usize,
     },
 
+    /// Keys of one kind were given to a filter that records another: an
+    /// integer and its decimal text are different keys (the integer 7 is
+    /// hashed as 8 little-endian bytes, the text "7" as one byte), so such
+    /// a query would answer "absent" for every key ([`KeyKind`](crate::KeyKind)).
+    #[error(
+        "the filter was built from {filter} keys but these keys are {keys}: the integer 7 and the text \"7\" are different keys, so every answer would be \"absent\"; give keys of the filter's kind, or, if the bytes really are the same, query it as a `mixed` filter (`set_key_kind(KeyKind::Mixed)`, `view().with_key_kind(KeyKind::Mixed)`; on the command line `--any-keys`)"
+    )]
+    KeyKindMismatch {
+        /// The kind the filter records.
+        filter: crate::KeyKind,
+        /// The kind of the keys given.
+        keys: crate::KeyKind,
+    },
+
+    /// An array of a type that has no key encoding (floats, booleans,
+    /// nested types): the type is named.
+    #[error("unsupported key type {data_type}: {reason}")]
+    UnsupportedKeyType {
+        /// The type, as its library prints it (`Float64`, `List(Int64)`).
+        data_type: String,
+        /// Which types are keys.
+        reason: &'static str,
+    },
+
     /// The input is not a valid serialized filter or sketch (or Parquet
     /// Bloom filter header): the [`FormatError`] names the field at fault.
     #[error(transparent)]

@@ -6,6 +6,7 @@ use crate::Error;
 use crate::bits::AlignedWords;
 use crate::geometry::Geometry;
 use crate::hash::Key;
+use crate::key_kind::KeyKind;
 use crate::prefetch::Prefetch;
 use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
@@ -33,6 +34,7 @@ pub struct BloomFilter {
     geometry: Geometry,
     bits: AlignedWords,
     insert_calls: u64,
+    key_kind: KeyKind,
 }
 
 impl BloomFilter {
@@ -50,6 +52,7 @@ impl BloomFilter {
             bits: AlignedWords::zeroed(geometry.num_bits, "bits")?,
             geometry,
             insert_calls: 0,
+            key_kind: KeyKind::Unrecorded,
         })
     }
 
@@ -98,12 +101,35 @@ impl BloomFilter {
             geometry,
             bits,
             insert_calls,
+            key_kind: KeyKind::Unrecorded,
         }
     }
 
     /// The geometry, the bits and the insert counter, without copying.
     pub(crate) fn into_parts(self) -> (Geometry, AlignedWords, u64) {
         (self.geometry, self.bits, self.insert_calls)
+    }
+
+    /// The kind of keys this filter records it was built from
+    /// ([`KeyKind`]): set by the interfaces that know their keys' type
+    /// (Arrow arrays, Python, the command line) and by
+    /// [`Builder::key_kind`](crate::Builder::key_kind), kept in the file,
+    /// checked by queries of typed keys. The generic [`insert`](Self::insert)
+    /// leaves it as it is.
+    pub fn key_kind(&self) -> KeyKind {
+        self.key_kind
+    }
+
+    /// Sets the recorded key kind: after keys were inserted through the
+    /// generic calls, to say what they were; or `KeyKind::Mixed` to let
+    /// keys of any kind query the filter.
+    pub fn set_key_kind(&mut self, kind: KeyKind) {
+        self.key_kind = kind;
+    }
+
+    /// Records that keys of kind `keys` were inserted ([`KeyKind::combine`]).
+    pub(crate) fn record_key_kind(&mut self, keys: KeyKind) {
+        self.key_kind = self.key_kind.combine(keys);
     }
 
     /// Inserts a key.

@@ -76,6 +76,8 @@
 // The public modules: the file format, the false-positive mathematics and
 // Parquet's filter. Everything else users call is re-exported below, from
 // private modules, so that each item has one path.
+#[cfg(feature = "arrow")]
+pub mod arrow;
 pub mod format;
 pub mod parquet;
 pub mod rates;
@@ -96,6 +98,7 @@ mod error;
 mod filter;
 mod geometry;
 mod hash;
+mod key_kind;
 mod layout;
 mod limits;
 #[cfg(feature = "mmap")]
@@ -128,6 +131,7 @@ pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMi
 pub use error::{Error, FormatError, ParseNameError};
 pub use filter::BloomFilter;
 pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
+pub use key_kind::KeyKind;
 pub use layout::Layout;
 #[cfg(feature = "mmap")]
 pub use mapped::MappedFilter;

@@ -196,6 +196,9 @@ impl MappedFilter {
 
     view_queries!();
 
+    #[cfg(feature = "arrow")]
+    crate::arrow::array_queries!();
+
     /// The pre-hashed queries (keys given by their 128-bit
     /// [`hash_key`](crate::hash_key) with this filter's seed), through
     /// [`view`](Self::view).
@@ -240,7 +243,12 @@ impl MappedFilter {
 
     crate::geometry::parameter_getters!(header);
 
-    /// The stored insert counter.
+    /// The kind of keys the file records ([`BloomFilter::key_kind`](crate::BloomFilter::key_kind)).
+    pub fn key_kind(&self) -> crate::KeyKind {
+        self.header.key_kind
+    }
+
+    /// The insert counter stored in the file.
     pub fn insert_calls(&self) -> u64 {
         self.header.insert_calls
     }

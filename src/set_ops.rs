@@ -82,6 +82,7 @@ impl BloomFilter {
             *a |= b;
         }
         self.set_insert_calls(self.insert_calls().saturating_add(other.insert_calls()));
+        self.record_key_kind(other.key_kind());
         Ok(())
     }
 
@@ -113,6 +114,7 @@ impl BloomFilter {
             *a &= b;
         }
         self.set_insert_calls(self.insert_calls().min(other.insert_calls()));
+        self.record_key_kind(other.key_kind());
         Ok(())
     }
 

@@ -182,7 +182,7 @@ impl<'a> FilterView<'a> {
 
     /// The words as native values without copying, when they are.
     #[inline]
-    fn plain(&self) -> Option<&'a [u64]> {
+    pub(crate) fn plain(&self) -> Option<&'a [u64]> {
         self.words.plain()
     }
 
@@ -205,6 +205,21 @@ impl<'a> FilterView<'a> {
     #[inline]
     pub fn contains<K: Key + ?Sized>(&self, key: &K) -> bool {
         self.words.contains(&self.geometry, key)
+    }
+
+    /// The kind of keys the filter records it was built from
+    /// ([`BloomFilter::key_kind`]).
+    pub fn key_kind(&self) -> crate::KeyKind {
+        self.header.key_kind
+    }
+
+    /// This view with another recorded key kind: `KeyKind::Mixed` lets
+    /// keys of any kind query it (the override of
+    /// [`Error::KeyKindMismatch`]). The bytes are not changed.
+    #[must_use]
+    pub fn with_key_kind(mut self, kind: crate::KeyKind) -> Self {
+        self.header.key_kind = kind;
+        self
     }
 
     /// Whether the key hashed to `hash` is possibly in the set; the scheme
@@ -391,6 +406,7 @@ impl<'a> FilterView<'a> {
             *dst = src;
         }
         filter.set_insert_calls(self.header.insert_calls);
+        filter.set_key_kind(self.header.key_kind);
         Ok(filter)
     }
 }
@@ -499,4 +515,7 @@ impl BloomFilter {
     }
 
     view_queries!();
+
+    #[cfg(feature = "arrow")]
+    crate::arrow::array_queries!();
 }

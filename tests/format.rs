@@ -101,7 +101,8 @@ fn encoder_writes_the_documented_bytes() {
         2,                                                // scheme: double hashing
         1,                                                // hash: XXH3
         0,                                                // flags
-        0, 0,                                             // reserved
+        0,                                                // key_kind: unrecorded
+        0,                                                // reserved
         3, 0, 0, 0,                                       // k = 3
         0, 0, 0, 0,                                       // block_bits = 0 (flat)
         8, 7, 6, 5, 4, 3, 2, 1,                           // seed, little-endian
@@ -686,6 +687,19 @@ fn each_bad_field_gives_its_own_error_naming_it() {
                 )
             },
             "`flags`",
+        ),
+        (
+            patched(&b, 14, &[5]),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::UnknownId {
+                        field: "key_kind",
+                        id: 5
+                    })
+                )
+            },
+            "`key_kind` id 5",
         ),
         (
             patched(&b, 15, &[1]),

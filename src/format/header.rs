@@ -6,6 +6,7 @@
 
 use super::{HASH_XXH3, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION};
 use crate::FormatError;
+use crate::KeyKind;
 
 use crate::Error;
 use crate::bits::Block;
@@ -67,6 +68,9 @@ pub struct Header {
     pub block_bits: u32,
     /// The insert counter stored with the filter.
     pub insert_calls: u64,
+    /// The kind of keys the filter was built from (byte 14; `Unrecorded`,
+    /// id 0, in every file written before kinds were recorded).
+    pub key_kind: KeyKind,
 }
 
 impl Header {
@@ -89,6 +93,7 @@ impl Header {
             num_hashes: g.num_hashes,
             block_bits: block_bits(g.layout),
             insert_calls: filter.insert_calls(),
+            key_kind: filter.key_kind(),
         }
     }
 
@@ -110,7 +115,8 @@ impl Header {
         b[10] = self.layout as u8;
         b[11] = scheme_id(self.scheme);
         b[12] = HASH_XXH3;
-        // 13: flags, 14..16: reserved; zero.
+        // 13: flags; 15: reserved; zero.
+        b[14] = self.key_kind as u8;
         b[16..20].copy_from_slice(&self.num_hashes.to_le_bytes());
         b[20..24].copy_from_slice(&self.block_bits.to_le_bytes());
         b[24..32].copy_from_slice(&self.seed.to_le_bytes());
@@ -128,7 +134,7 @@ impl Header {
     /// [`FormatError::Truncated`] (fewer than 64 bytes), [`FormatError::BadMagic`],
     /// [`FormatError::UnsupportedVersion`], [`FormatError::ChecksumMismatch`]
     /// (`header_checksum`), [`FormatError::UnknownId`] (`layout`, `scheme`,
-    /// `hash`), [`FormatError::NonZeroPadding`] (`flags`, `reserved`),
+    /// `hash`, `key_kind`), [`FormatError::NonZeroPadding`] (`flags`, `reserved`),
     /// [`FormatError::OutOfRange`] (`k`, `m`, `block_bits`), [`FormatError::SizeMismatch`]
     /// (`payload_len`).
     pub fn parse(bytes: &[u8]) -> Result<Self, Error> {
@@ -153,7 +159,11 @@ impl Header {
                 field: "flags",
             }));
         }
-        if b[14..16] != [0, 0] {
+        let key_kind = KeyKind::from_id(b[14]).ok_or(Error::Format(FormatError::UnknownId {
+            field: "key_kind",
+            id: b[14].into(),
+        }))?;
+        if b[15] != 0 {
             return Err(Error::Format(FormatError::NonZeroPadding {
                 field: "reserved",
             }));
@@ -204,6 +214,7 @@ impl Header {
             num_hashes: k,
             block_bits: block,
             insert_calls: le_u64(&b[40..48]),
+            key_kind,
         };
         let payload_len = le_u64(&b[48..56]);
         if payload_len != header.payload_len() {

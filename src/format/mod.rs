@@ -174,6 +174,7 @@ impl BloomFilter {
             |_, _| {},
         )?;
         filter.set_insert_calls(header.insert_calls);
+        filter.set_key_kind(header.key_kind);
         Ok(filter)
     }
 
@@ -310,6 +311,7 @@ impl BloomFilter {
         let mut filter = BloomFilter::from_geometry(parsed.geometry())?;
         crate::format::frame::load_le(&mut filter.words_mut()[..payload.len() / 8], payload);
         filter.set_insert_calls(parsed.insert_calls);
+        filter.set_key_kind(parsed.key_kind);
         Ok(filter)
     }
 }
@@ -326,11 +328,13 @@ fn read_body<R: Read>(
     let blocks = read_payload(r, header_bytes, header.payload_len(), trusted_len, "m")?;
     let words: &[u64] = bytemuck::cast_slice(&blocks);
     check_padding(header, words[header.payload_len() as usize / 8 - 1])?;
-    Ok(BloomFilter::from_parts(
+    let mut filter = BloomFilter::from_parts(
         header.geometry(),
         AlignedWords::from_blocks(blocks),
         header.insert_calls,
-    ))
+    );
+    filter.set_key_kind(header.key_kind);
+    Ok(filter)
 }
 
 #[cfg(test)]
@@ -369,6 +373,7 @@ mod tests {
             num_hashes: 3,
             block_bits: 0,
             insert_calls: 0,
+            key_kind: crate::KeyKind::Unrecorded,
         };
         let mut bytes = h.to_bytes().to_vec();
         bytes.extend_from_slice(&[0xff; 1000]);

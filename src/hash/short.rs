@@ -115,6 +115,13 @@ impl Secrets {
         }
     }
 
+    /// The seed the constants are for.
+    #[inline]
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn seed(&self) -> u64 {
+        self.seed
+    }
+
     /// These constants for a batch that hashes four keys at a time with
     /// AVX-512 (`super::avx512`) if `vector` is set and the CPU has it,
     /// one at a time otherwise. The values are the same either way; the

@@ -86,7 +86,7 @@ impl BloomFilter {
     /// The parallel insert of `n` keys whose hashes `fill(start, out)`
     /// writes; `independent(filter, i)` inserts key i when the scheme has
     /// no two-hash plan.
-    fn par_insert_with(
+    pub(crate) fn par_insert_with(
         &mut self,
         n: usize,
         fill: impl Fn(usize, &mut [u128]) + Sync,
@@ -114,7 +114,7 @@ impl BloomFilter {
     /// filter's words seen as atomic words.
     fn par_insert_atomic(&mut self, n: usize, insert: impl Fn(&AtomicBloomFilter, usize) + Sync) {
         let geometry = *self.geometry();
-        let calls = self.insert_calls();
+        let (calls, kind) = (self.insert_calls(), self.key_kind());
         let taken = std::mem::replace(
             self,
             BloomFilter::from_parts(geometry, AlignedWords::from_blocks(Vec::new()), 0),
@@ -132,6 +132,7 @@ impl BloomFilter {
             .for_each(|i| insert(atomic, i));
         drop(loan);
         self.set_insert_calls(calls);
+        self.set_key_kind(kind);
     }
 }
 
