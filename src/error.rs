@@ -6,6 +6,8 @@
 
 #![forbid(unsafe_code)]
 
+use crate::key_kind::KeyKind;
+
 /// Errors returned by lesshash.
 ///
 /// The enum is `#[non_exhaustive]`: later versions may add variants (for
@@ -88,9 +90,9 @@ pub enum Error {
     )]
     KeyKindMismatch {
         /// The kind the filter records.
-        filter: crate::KeyKind,
+        filter: KeyKind,
         /// The kind of the keys given.
-        keys: crate::KeyKind,
+        keys: KeyKind,
     },
 
     /// An array of a type that has no key encoding (floats, booleans,
@@ -346,6 +348,22 @@ impl Error {
         Error::InvalidParameter {
             name,
             reason: reason.into(),
+        }
+    }
+}
+
+/// The check of [`Error::KeyKindMismatch`], here beside the error it
+/// returns (`key_kind` sits below `error` in the module graph).
+impl KeyKind {
+    /// `Ok` if a filter of kind `filter` answers keys of kind `keys`.
+    ///
+    /// # Errors
+    /// [`Error::KeyKindMismatch`] naming both kinds.
+    pub fn check(filter: KeyKind, keys: KeyKind) -> Result<(), Error> {
+        if filter.accepts(keys) {
+            Ok(())
+        } else {
+            Err(Error::KeyKindMismatch { filter, keys })
         }
     }
 }

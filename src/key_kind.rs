@@ -11,21 +11,28 @@
 //! checks it when it queries; the generic `insert` of a [`Key`](crate::Key)
 //! leaves it as it is, since a key type does not say how it was meant.
 //!
-//! The kinds and which queries each accepts:
-//!
-//! | filter records | accepts queries of |
-//! |---|---|
-//! | `Unrecorded` (files written before kinds existed, generic inserts) | every kind |
-//! | `Int64` | `Int64` |
-//! | `Text` or `Bytes` | `Text`, `Bytes` (text is hashed as its UTF-8 bytes: `"7"` and `b"7"` are one key) |
-//! | `Mixed` (keys of both families were inserted) | every kind |
+//! The kinds, and which queries each accepts: [`KeyKind`].
 
 #![forbid(unsafe_code)]
 
-use crate::Error;
-
-/// The kind of keys a filter was built from (the file's `key_kind` byte;
-/// [module docs](self) for why).
+/// The kind of keys a filter was built from (the file's `key_kind` byte).
+///
+/// A filter hashes bytes, so the integer 7 (8 little-endian bytes) and the
+/// text "7" (one byte) are different keys: a filter built from integers
+/// and queried with text would answer "absent" for every key. Interfaces
+/// that know their keys' type (Arrow arrays, Python, the command line)
+/// record the kind when they insert and check it when they query.
+///
+/// The kinds and which queries each accepts:
+///
+/// | filter records | accepts queries of |
+/// |---|---|
+/// | `Unrecorded` (files written before kinds existed, generic inserts) | every kind |
+/// | `Int64` | `Int64` |
+/// | `Text` or `Bytes` | `Text`, `Bytes` (text is hashed as its UTF-8 bytes: `"7"` and `b"7"` are one key) |
+/// | `Mixed` (keys of both families were inserted) | every kind |
+// `KeyKind::check`, which returns the crate's error, is implemented in
+// error.rs, so that this module stays below the error type it names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum KeyKind {
@@ -102,23 +109,11 @@ impl KeyKind {
     }
 
     /// Whether a filter of this kind answers queries with keys of kind
-    /// `keys` (the table in the [module docs](self)).
+    /// `keys` (the table above).
     pub fn accepts(self, keys: KeyKind) -> bool {
         match (self.family(), keys.family()) {
             (Some(a), Some(b)) => a == b,
             _ => true,
-        }
-    }
-
-    /// `Ok` if a filter of kind `filter` answers keys of kind `keys`.
-    ///
-    /// # Errors
-    /// [`Error::KeyKindMismatch`] naming both kinds.
-    pub fn check(filter: KeyKind, keys: KeyKind) -> Result<(), Error> {
-        if filter.accepts(keys) {
-            Ok(())
-        } else {
-            Err(Error::KeyKindMismatch { filter, keys })
         }
     }
 }

@@ -197,7 +197,7 @@ impl MappedFilter {
     view_queries!();
 
     #[cfg(feature = "arrow")]
-    crate::arrow::array_queries!();
+    crate::view::array_queries!();
 
     /// The pre-hashed queries (keys given by their 128-bit
     /// [`hash_key`](crate::hash_key) with this filter's seed), through

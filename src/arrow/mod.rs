@@ -232,54 +232,6 @@ impl FilterView<'_> {
     }
 }
 
-/// The Arrow queries of a filter type that lends a [`FilterView`]: each is
-/// that view's method.
-macro_rules! array_queries {
-    () => {
-        /// [`FilterView::contains_array`]: whether each key of `array` is
-        /// possibly in the set, null for a null key.
-        ///
-        /// # Errors
-        /// [`Error::UnsupportedKeyType`](crate::Error::UnsupportedKeyType),
-        /// [`Error::KeyKindMismatch`](crate::Error::KeyKindMismatch).
-        pub fn contains_array(
-            &self,
-            array: &dyn arrow_array::Array,
-        ) -> Result<arrow_array::BooleanArray, $crate::Error> {
-            self.view().contains_array(array)
-        }
-
-        /// [`FilterView::contains_array_into_bitmap`]: the answers as a
-        /// bitmap, false for a null key.
-        ///
-        /// # Errors
-        /// As [`contains_array`](Self::contains_array), and
-        /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
-        /// `out`.
-        pub fn contains_array_into_bitmap(
-            &self,
-            array: &dyn arrow_array::Array,
-            out: &mut [u64],
-        ) -> Result<(), $crate::Error> {
-            self.view().contains_array_into_bitmap(array, out)
-        }
-
-        /// [`FilterView::par_contains_array`]: `contains_array` on rayon's
-        /// thread pool.
-        ///
-        /// # Errors
-        /// As [`contains_array`](Self::contains_array).
-        #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
-        pub fn par_contains_array(
-            &self,
-            array: &dyn arrow_array::Array,
-        ) -> Result<arrow_array::BooleanArray, $crate::Error> {
-            self.view().par_contains_array(array)
-        }
-    };
-}
-pub(crate) use array_queries;
-
 impl BloomFilter {
     /// Inserts every key of `array` that is not null (the [module
     /// docs](crate::arrow) for the types and their encoding), by the batch
