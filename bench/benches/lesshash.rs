@@ -8,6 +8,7 @@
 //! cargo bench --bench lesshash -- '^par/'        # par_* against the sequential batch calls
 //! cargo bench --bench lesshash -- '^mapped/'     # memory-mapped filter files against loaded ones
 //! cargo bench --bench lesshash -- '^handles/'    # one-key calls through views, maps and pre-hashed handles
+//! cargo bench --bench lesshash -- '^arrow/'      # Arrow arrays against slices of the same keys
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
 //! cargo run --release -p lesshash-bench --example bench_report    # tables + plots under target/bench-report/
 //! ```
@@ -21,6 +22,7 @@ use criterion::Criterion;
 
 /// The bench groups. Each module exposes `pub fn register(c: &mut Criterion)`.
 mod groups {
+    pub mod arrow;
     pub mod blocked;
     pub mod builder;
     pub mod common;
@@ -66,6 +68,7 @@ fn main() {
     groups::par::register(&mut c);
     groups::mapped::register(&mut c);
     groups::handles::register(&mut c);
+    groups::arrow::register(&mut c);
 
     c.final_summary();
     run_event("end");
