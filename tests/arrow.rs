@@ -280,9 +280,18 @@ proptest! {
                     }
                 }
                 prop_assert_eq!(got, want, "{}", name);
+                let want = got;
                 prop_assert_eq!(&arrow_built, &scalar_built, "{} bits", name);
                 prop_assert_eq!(arrow_built.insert_calls(), want.inserted as u64);
                 prop_assert_eq!(arrow_built.key_kind(), key_kind_of(array.data_type()).unwrap());
+                // The hashes of the same keys, as `hash_key` gives them.
+                let mut hashes = vec![7];
+                let got = lesshash::arrow::hash_array(half.as_ref(), arrow_built.seed(), &mut hashes).unwrap();
+                prop_assert_eq!(got, want);
+                let want_hashes: Vec<u128> = std::iter::once(7)
+                    .chain(oracle[..len / 2].iter().flatten().map(|b| lesshash::hash_key(b.as_slice(), arrow_built.seed())))
+                    .collect();
+                prop_assert_eq!(hashes, want_hashes);
 
                 // Query all keys (half inserted, half mostly not).
                 let want = scalar_answers(arrow_built.view(), &oracle);
@@ -363,13 +372,50 @@ fn parallel_forms_equal_the_sequential_ones() {
             assert_eq!(a, b);
             assert_eq!(seq, par, "{name} {nulls}");
             assert_eq!(seq.insert_calls(), par.insert_calls());
+            let answers = seq.contains_array(array.as_ref()).unwrap();
             assert_eq!(
-                seq.contains_array(array.as_ref()).unwrap(),
+                answers,
                 par.par_contains_array(array.as_ref()).unwrap(),
                 "{name}"
             );
+
+            // The atomic filter's forms: the same bits and answers.
+            let atomic = AtomicBloomFilter::from(filter_like(&seq));
+            let c = atomic
+                .par_insert_array(array.slice(0, n / 2).as_ref())
+                .unwrap();
+            assert_eq!(c, a);
+            assert_eq!(atomic.par_contains_array(array.as_ref()).unwrap(), answers);
+            let atomic = atomic.into_inner();
+            assert_eq!(atomic, seq, "{name}: atomic par insert");
+            assert_eq!(atomic.key_kind(), seq.key_kind());
         }
+        // Parquet's filter: parallel hashing, the same bits and answers.
+        use lesshash::parquet::SplitBlockFilter;
+        let mut seq = SplitBlockFilter::with_ndv_fpp(n as u64, 0.01).unwrap();
+        let mut par = seq.clone();
+        let a = seq.insert_array(array.slice(0, n / 2).as_ref()).unwrap();
+        assert_eq!(
+            a,
+            par.par_insert_array(array.slice(0, n / 2).as_ref())
+                .unwrap()
+        );
+        assert_eq!(seq.to_parquet_bitset(), par.to_parquet_bitset());
+        let answers = seq.contains_array(array.as_ref()).unwrap();
+        assert_eq!(answers, par.par_contains_array(array.as_ref()).unwrap());
+        assert!(
+            answers.slice(0, n / 2).iter().all(|x| x != Some(false)),
+            "{name}: no false negatives"
+        );
     }
+}
+
+/// An empty filter of `f`'s parameters.
+fn filter_like(f: &BloomFilter) -> BloomFilter {
+    let mut empty = f.clone();
+    empty.clear();
+    empty.set_key_kind(KeyKind::Unrecorded);
+    empty
 }
 
 /// One key, every interface that takes it: an Int32, Int64 and UInt8 7 are

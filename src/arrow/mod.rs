@@ -91,6 +91,32 @@ pub fn key_kind_of(data_type: &arrow_schema::DataType) -> Result<KeyKind, Error>
     keys::kind_of(data_type)
 }
 
+/// Appends to `out` the XXH3-128 hashes under `seed` of the keys of
+/// `array` that are not null, in order: the hashes
+/// [`BloomFilter::insert_array`] inserts (and
+/// [`hash_key`](crate::hash_key) gives each key), for callers that must
+/// hold keys before a filter can be sized, or hand them to the pre-hashed
+/// calls ([`Prehashed`](crate::Prehashed)).
+///
+/// # Errors
+/// [`Error::UnsupportedKeyType`] for a type with no key encoding (`out`
+/// is unchanged then).
+pub fn hash_array(array: &dyn Array, seed: u64, out: &mut Vec<u128>) -> Result<ArrayInsert, Error> {
+    let secrets = Secrets::new(seed);
+    let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(&secrets))?;
+    let start = out.len();
+    let nulls = keys.null_count();
+    let n = keys.len() - nulls;
+    out.resize(start + n, 0);
+    let dst = &mut out[start..];
+    if nulls == 0 {
+        keys.fill(&secrets, 0, dst);
+    } else {
+        keys.fill_at(&secrets, &keys.valid_indices(), dst);
+    }
+    Ok(ArrayInsert { inserted: n, nulls })
+}
+
 /// What an array insert did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -300,31 +326,131 @@ impl BloomFilter {
     }
 }
 
+/// Whether rayon is on and `n` keys are worth splitting into tasks.
+fn parallel(n: usize, wanted: bool) -> bool {
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    {
+        wanted && !crate::parts::sequential(n)
+    }
+    #[cfg(not(all(feature = "rayon", target_has_atomic = "64")))]
+    {
+        let _ = (n, wanted);
+        false
+    }
+}
+
+/// The answers `found(i)` of every key, key by key (the filters without a
+/// batch pipeline over their words), in tasks of `parts::TASK` keys when
+/// `par`; null keys answer null.
+fn answers_by_key(
+    keys: &ArrayKeys<'_>,
+    par: bool,
+    found: impl Fn(usize) -> bool + Sync,
+) -> BooleanArray {
+    const TASK: usize = crate::parts::TASK;
+    const _: () = assert!(TASK.is_multiple_of(64));
+    let n = keys.len();
+    let mut bitmap = vec![0; bitmap_words(n)];
+    let fill = |start: usize, out: &mut [u64]| {
+        for (j, i) in (start..n.min(start + out.len() * 64)).enumerate() {
+            out[j / 64] |= u64::from(found(i)) << (j % 64);
+        }
+        clear_nulls(out, keys.nulls(), start, (out.len() * 64).min(n - start));
+    };
+    if parallel(n, par) {
+        #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+        {
+            use rayon::prelude::*;
+            bitmap
+                .par_chunks_mut(TASK / 64)
+                .enumerate()
+                .for_each(|(t, out)| fill(t * TASK, out));
+        }
+    } else {
+        fill(0, &mut bitmap);
+    }
+    boolean_array(bitmap, n, keys.nulls().cloned())
+}
+
+/// Calls `insert(i)` for every key that is not null, in tasks when `par`.
+fn insert_by_key(keys: &ArrayKeys<'_>, par: bool, insert: impl Fn(usize) + Sync) -> ArrayInsert {
+    let valid = keys.valid_indices();
+    if parallel(valid.len(), par) {
+        #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+        {
+            use rayon::prelude::*;
+            valid
+                .par_chunks(crate::parts::TASK)
+                .for_each(|chunk| chunk.iter().for_each(|&i| insert(i)));
+        }
+    } else {
+        valid.iter().for_each(|&i| insert(i));
+    }
+    ArrayInsert {
+        inserted: valid.len(),
+        nulls: keys.null_count(),
+    }
+}
+
 #[cfg(target_has_atomic = "64")]
 impl crate::AtomicBloomFilter {
-    /// [`BloomFilter::insert_array`] through `&self`, from any thread.
-    ///
-    /// # Errors
-    /// As [`BloomFilter::insert_array`].
-    pub fn insert_array(&self, array: &dyn Array) -> Result<ArrayInsert, Error> {
+    /// The keys of `array` for this filter, and whether its scheme is a
+    /// two-hash one (inserted and queried by hash).
+    fn keys_of<'a>(
+        &self,
+        array: &'a dyn Array,
+        secrets: &Secrets,
+    ) -> Result<(ArrayKeys<'a>, bool), Error> {
+        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(secrets))?;
+        Ok((keys, Plan::of(self.geometry()).is_some()))
+    }
+
+    fn insert_array_with(&self, array: &dyn Array, par: bool) -> Result<ArrayInsert, Error> {
         let kind = key_kind_of(array.data_type())?;
-        let g = *self.geometry();
-        let secrets = Secrets::new(g.seed);
-        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(&secrets))?;
-        let two_hash = Plan::of(&g).is_some();
-        for i in keys.valid_indices() {
+        let secrets = Secrets::new(self.geometry().seed);
+        let (keys, two_hash) = self.keys_of(array, &secrets)?;
+        let done = insert_by_key(&keys, par, |i| {
             if two_hash {
                 self.insert_hash_unchecked(keys.hash_at(Hashing::Xxh3(&secrets), i));
             } else {
                 keys.with_bytes(i, &mut |b| self.insert(b));
             }
-        }
+        });
         self.record_key_kind(kind);
-        let nulls = keys.null_count();
-        Ok(ArrayInsert {
-            inserted: keys.len() - nulls,
-            nulls,
-        })
+        Ok(done)
+    }
+
+    fn contains_array_with(&self, array: &dyn Array, par: bool) -> Result<BooleanArray, Error> {
+        KeyKind::check(self.key_kind(), key_kind_of(array.data_type())?)?;
+        let secrets = Secrets::new(self.geometry().seed);
+        let (keys, two_hash) = self.keys_of(array, &secrets)?;
+        Ok(answers_by_key(&keys, par, |i| {
+            if two_hash {
+                self.contains_hash_unchecked(keys.hash_at(Hashing::Xxh3(&secrets), i))
+            } else {
+                let mut found = false;
+                keys.with_bytes(i, &mut |b| found = self.contains(b));
+                found
+            }
+        }))
+    }
+
+    /// [`BloomFilter::insert_array`] through `&self`, from any thread (key
+    /// by key, each with atomic ORs).
+    ///
+    /// # Errors
+    /// As [`BloomFilter::insert_array`].
+    pub fn insert_array(&self, array: &dyn Array) -> Result<ArrayInsert, Error> {
+        self.insert_array_with(array, false)
+    }
+
+    /// [`insert_array`](Self::insert_array) on rayon's thread pool.
+    ///
+    /// # Errors
+    /// As [`BloomFilter::insert_array`].
+    #[cfg(feature = "rayon")]
+    pub fn par_insert_array(&self, array: &dyn Array) -> Result<ArrayInsert, Error> {
+        self.insert_array_with(array, true)
     }
 
     /// [`FilterView::contains_array`] of the filter as it is now (each
@@ -334,59 +460,88 @@ impl crate::AtomicBloomFilter {
     /// # Errors
     /// As [`FilterView::contains_array`].
     pub fn contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
-        KeyKind::check(self.key_kind(), key_kind_of(array.data_type())?)?;
-        let g = *self.geometry();
-        let secrets = Secrets::new(g.seed);
-        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(&secrets))?;
-        let two_hash = Plan::of(&g).is_some();
-        let mut bitmap = vec![0; bitmap_words(keys.len())];
-        for i in 0..keys.len() {
-            let found = if two_hash {
-                self.contains_hash_unchecked(keys.hash_at(Hashing::Xxh3(&secrets), i))
-            } else {
-                let mut found = false;
-                keys.with_bytes(i, &mut |b| found = self.contains(b));
-                found
-            };
-            bitmap[i / 64] |= u64::from(found) << (i % 64);
-        }
-        clear_nulls(&mut bitmap, keys.nulls(), 0, keys.len());
-        Ok(boolean_array(bitmap, keys.len(), keys.nulls().cloned()))
+        self.contains_array_with(array, false)
+    }
+
+    /// [`contains_array`](Self::contains_array) on rayon's thread pool.
+    ///
+    /// # Errors
+    /// As [`FilterView::contains_array`].
+    #[cfg(feature = "rayon")]
+    pub fn par_contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
+        self.contains_array_with(array, true)
     }
 }
 
+/// Parquet's filter over Arrow arrays: each key hashed as Parquet hashes
+/// the column's physical type (the [module docs](crate::arrow)), so that
+/// it answers filters read from Parquet files and Parquet readers find
+/// what it inserts. It records no key kind (Parquet's format has none).
 impl crate::parquet::SplitBlockFilter {
-    /// Inserts every key of `array` that is not null, hashed as Parquet
-    /// hashes the column's physical type (the [module docs](crate::arrow)),
-    /// so that Parquet readers find them.
+    /// Inserts every key of `array` that is not null.
     ///
     /// # Errors
     /// [`Error::UnsupportedKeyType`] for a type with no key encoding.
     pub fn insert_array(&mut self, array: &dyn Array) -> Result<ArrayInsert, Error> {
         let keys = ArrayKeys::new(array, Encoding::Parquet, Hashing::Parquet)?;
-        for i in keys.valid_indices() {
+        let valid = keys.valid_indices();
+        for &i in &valid {
             self.insert_hash(keys.hash_at(Hashing::Parquet, i) as u64);
         }
-        let nulls = keys.null_count();
         Ok(ArrayInsert {
-            inserted: keys.len() - nulls,
-            nulls,
+            inserted: valid.len(),
+            nulls: keys.null_count(),
         })
     }
 
-    /// Whether each key of `array` is possibly in the set, hashed as
-    /// Parquet hashes the column's physical type; null for a null key.
+    /// [`insert_array`](Self::insert_array) with the keys hashed on rayon's
+    /// thread pool (the bits are then set in order, by one thread: a
+    /// Parquet filter is at most 128 MiB, and setting 8 bits of one block
+    /// costs less than hashing the key).
+    ///
+    /// # Errors
+    /// As [`insert_array`](Self::insert_array).
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_insert_array(&mut self, array: &dyn Array) -> Result<ArrayInsert, Error> {
+        use rayon::prelude::*;
+        let keys = ArrayKeys::new(array, Encoding::Parquet, Hashing::Parquet)?;
+        let valid = keys.valid_indices();
+        let hashes: Vec<u64> = valid
+            .par_iter()
+            .with_min_len(crate::parts::TASK)
+            .map(|&i| keys.hash_at(Hashing::Parquet, i) as u64)
+            .collect();
+        for h in hashes {
+            self.insert_hash(h);
+        }
+        Ok(ArrayInsert {
+            inserted: valid.len(),
+            nulls: keys.null_count(),
+        })
+    }
+
+    /// Whether each key of `array` is possibly in the set; null for a null
+    /// key.
     ///
     /// # Errors
     /// [`Error::UnsupportedKeyType`] for a type with no key encoding.
     pub fn contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
+        self.contains_array_with(array, false)
+    }
+
+    /// [`contains_array`](Self::contains_array) on rayon's thread pool.
+    ///
+    /// # Errors
+    /// As [`contains_array`](Self::contains_array).
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
+        self.contains_array_with(array, true)
+    }
+
+    fn contains_array_with(&self, array: &dyn Array, par: bool) -> Result<BooleanArray, Error> {
         let keys = ArrayKeys::new(array, Encoding::Parquet, Hashing::Parquet)?;
-        let mut bitmap = vec![0; bitmap_words(keys.len())];
-        for i in 0..keys.len() {
-            let found = self.contains_hash(keys.hash_at(Hashing::Parquet, i) as u64);
-            bitmap[i / 64] |= u64::from(found) << (i % 64);
-        }
-        clear_nulls(&mut bitmap, keys.nulls(), 0, keys.len());
-        Ok(boolean_array(bitmap, keys.len(), keys.nulls().cloned()))
+        Ok(answers_by_key(&keys, par, |i| {
+            self.contains_hash(keys.hash_at(Hashing::Parquet, i) as u64)
+        }))
     }
 }
