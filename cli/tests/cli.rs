@@ -1942,6 +1942,8 @@ fn int_keys_hash_as_the_crates_integers() {
         .build()
         .unwrap();
     expect.insert_batch(&ints);
+    // The file records that its keys are 64-bit integers.
+    expect.set_key_kind(lesshash::KeyKind::Int64);
     for threads in ["1", "2", "3"] {
         let out = dir.s(&format!("ints{threads}.lhbf"));
         let o = lesshash(&[

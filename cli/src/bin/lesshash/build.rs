@@ -8,8 +8,10 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use lesshash::{BloomFilter, Layout, Scheme};
 
+use crate::columnar::{Columnar, Feed, rewound};
 use crate::input::{
-    Chunks, InputArgs, KeySpec, count_lines, for_each_line, recycle, strip_eol, with_keys,
+    Chunks, Format, InputArgs, KeySpec, count_lines, encode_keys, for_each_line, recycle,
+    strip_eol, with_keys,
 };
 use crate::output::{Output, input_id};
 use crate::parallel::Blocks;
@@ -36,7 +38,9 @@ pub(crate) struct Args {
     /// independent`, the input's bytes) in memory up to 64 MiB (4 million
     /// hashes), the rest in an unnamed temporary file in TMPDIR
     /// (`LESSHASH_SPILL_BYTES` sets the budget). Duplicate lines count, so
-    /// the filter may be larger than needed, never smaller.
+    /// the filter may be larger than needed, never smaller. Parquet: the
+    /// footer's row count less the column's nulls; Arrow IPC and CSV: the
+    /// keys (records) counted in a first pass.
     #[arg(long, value_name = "N")]
     items: Option<u64>,
 
@@ -71,7 +75,7 @@ impl Args {
     }
 }
 
-pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
+pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
     let name = args.input.name();
     // Before any work: refuses `-i x -o x` (the keys would be replaced by
@@ -81,8 +85,22 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         &[(input_id(args.input.path()), name.clone())],
         false,
     )?;
+    let format = args.input.detect()?;
     let threads = crate::parallel::thread_count(args.threads);
     let pool = crate::parallel::pool(threads, "insert")?;
+    let job = Job {
+        args: &args,
+        output,
+        pool: pool.as_ref(),
+        quiet,
+        start,
+    };
+    match format {
+        Format::Lines => {}
+        Format::Csv => return job.csv(),
+        _ => return job.columnar(format),
+    }
+    let Job { output, .. } = job;
     let spec = args.input.key_spec();
     // The filter's seed and scheme, as the builder below chooses them: a
     // stream's keys are hashed before the filter exists.
@@ -125,13 +143,10 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         }
     };
 
-    let builder = BloomFilter::builder()
-        .expected_items(items)
-        .fpr(args.fpr)
-        .layout(args.layout)
-        .seed(seed)
-        .scheme(scheme);
-    let filter = builder.build().map_err(build_error)?;
+    let filter = args
+        .builder(items, spec.keys().kind())
+        .build()
+        .map_err(build_error)?;
     debug_assert_eq!((filter.seed(), filter.scheme()), (seed, scheme));
 
     let (filter, keys, skipped) = match pending {
@@ -160,26 +175,44 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
             "none of the {skipped} lines of {name} has field {} (delimiter {:?}): nothing to \
              build; check --field and -d",
             args.input.field.unwrap_or(1),
-            char::from(args.input.delimiter)
+            char::from(args.input.line_delimiter())
         );
     }
+    let skipped = (skipped > 0).then(|| {
+        format!(
+            "; {skipped} lines without field {} skipped",
+            args.input.field.unwrap_or(1)
+        )
+    });
+    finish(output, &filter, keys, items, skipped, quiet, start)
+}
+
+/// Writes the filter, then the summary line (and a warning when more keys
+/// went in than it was sized for).
+fn finish(
+    output: Output,
+    filter: &BloomFilter,
+    keys: u64,
+    items: u64,
+    skipped: Option<String>,
+    quiet: bool,
+    start: Instant,
+) -> Result<ExitCode> {
     let out_name = output.name().to_string();
-    output.write_filter(&filter)?;
+    output.write_filter(filter)?;
 
     let mut tail = format!(
-        " -> {} ({} bytes, {}, {}, k = {}, expected FPR now {:.4}%)",
+        " -> {} ({} bytes, {}, {}, k = {}, {} keys, expected FPR now {:.4}%)",
         out_name,
         filter.serialized_len(),
         filter.layout().name(),
         filter.scheme().name(),
         filter.num_hashes(),
+        filter.key_kind(),
         100.0 * filter.expected_fpr()
     );
-    if skipped > 0 {
-        tail += &format!(
-            "; {skipped} lines without field {} skipped",
-            args.input.field.unwrap_or(1)
-        );
+    if let Some(skipped) = skipped {
+        tail += &skipped;
     }
     crate::summary(quiet, "built", keys, start.elapsed().as_secs_f64(), &tail);
     if keys > items && !quiet {
@@ -189,6 +222,184 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+impl Args {
+    /// The filter's builder: `items` keys, the options' parameters, keys of
+    /// `kind` (recorded in the file).
+    fn builder(&self, items: u64, kind: lesshash::KeyKind) -> lesshash::Builder {
+        BloomFilter::builder()
+            .expected_items(items)
+            .fpr(self.fpr)
+            .layout(self.layout)
+            .seed(self.seed.unwrap_or(lesshash::DEFAULT_SEED))
+            .scheme(self.scheme.unwrap_or(self.layout.default_scheme()))
+            .key_kind(kind)
+    }
+}
+
+/// A build from CSV or a columnar input: what it writes to and runs on.
+struct Job<'a> {
+    args: &'a Args,
+    output: Output,
+    pool: Option<&'a rayon::ThreadPool>,
+    quiet: bool,
+    start: Instant,
+}
+
+impl Job<'_> {
+    /// A build from a Parquet or Arrow IPC column: sized by the Parquet
+    /// footer's row count less the column's null count (Arrow IPC: the
+    /// column read once to count its keys) unless --items; the batches
+    /// read on a thread of their own while the pool inserts the previous
+    /// one (`par_insert_array`). Null keys are skipped.
+    fn columnar(self, format: Format) -> Result<ExitCode> {
+        let input = &self.args.input;
+        let src = Columnar::open(input, format)?;
+        let key = src.key_column(input)?;
+        let items = match self.args.items {
+            Some(n) => n,
+            None => match src.counted_keys(&key) {
+                Some(n) => n,
+                None => src.count_keys(&key)?,
+            },
+        };
+        let mut filter = self
+            .args
+            .builder(items, key.kind)
+            .build()
+            .map_err(build_error)?;
+        let bar = crate::progress_count(self.quiet, items, "build");
+        let feed = Feed::new(src.batches(Some(key.index))?, self.pool.is_some())?;
+        let (mut keys, mut nulls) = (0u64, 0u64);
+        for batch in feed {
+            let (_, batch) = batch?;
+            let column = batch.column(0);
+            let done = match self.pool {
+                Some(pool) => pool.install(|| filter.par_insert_array(column.as_ref())),
+                None => filter.insert_array(column.as_ref()),
+            }
+            .with_context(|| format!("cannot insert {}", key.describe(&src.name)))?;
+            keys += done.inserted as u64;
+            nulls += done.nulls as u64;
+            bar.inc(done.inserted as u64);
+        }
+        bar.finish_and_clear();
+        if keys == 0 && nulls > 0 {
+            anyhow::bail!(
+                "{} has only null keys ({nulls} rows): nothing to build",
+                key.describe(&src.name)
+            );
+        }
+        let skipped = (nulls > 0).then(|| format!("; {nulls} null keys skipped"));
+        finish(
+            self.output,
+            &filter,
+            keys,
+            items,
+            skipped,
+            self.quiet,
+            self.start,
+        )
+    }
+
+    /// A build from a CSV field: sized by counting the records unless
+    /// --items (stdin is copied to an unnamed temporary file first, to be
+    /// read twice); keys inserted a batch at a time (on the pool with more
+    /// than one thread).
+    fn csv(self) -> Result<ExitCode> {
+        let input = &self.args.input;
+        let name = input.name();
+        let keys_as = input.keys();
+        let read = || format!("cannot read input {name}");
+        // Without --items, the records are counted first: a file is read
+        // twice, a stream copied to a temporary file and read from it twice.
+        let count = |file: &std::fs::File| -> Result<u64> {
+            let mut csv = crate::csv::open(rewound(file)?, input)?;
+            let mut n = 0u64;
+            while csv.records.next_record().with_context(read)?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        };
+        let (items, reader): (u64, Box<dyn Read + Send>) = match (self.args.items, input.len()) {
+            (Some(n), _) => (n, input.open()?),
+            (None, Some(_)) => (count(&reopenable(input)?)?, input.open()?),
+            (None, None) => {
+                let file = spill_stdin(input)?;
+                (count(&file)?, Box::new(rewound(&file)?))
+            }
+        };
+        let mut filter = self
+            .args
+            .builder(items, keys_as.kind())
+            .build()
+            .map_err(build_error)?;
+        let mut csv = crate::csv::open(reader, input)?;
+        let bar = crate::progress_count(self.quiet, items, "build");
+        let mut batch = crate::csv::Batch::new(false);
+        let (mut keys, mut skipped) = (0u64, 0u64);
+        let mut flush = |batch: &mut crate::csv::Batch| -> Result<()> {
+            let cut = batch.keys();
+            with_keys!(
+                encode_keys(keys_as, &cut)
+                    .with_context(|| format!("cannot read the keys of {name}"))?,
+                |k| match self.pool {
+                    Some(pool) => pool.install(|| filter.par_insert_batch(k)),
+                    None => filter.insert_batch(k),
+                }
+            );
+            keys += cut.len() as u64;
+            skipped += batch.keyless();
+            bar.inc(batch.len() as u64);
+            batch.clear();
+            Ok(())
+        };
+        while let Some(record) = csv.records.next_record().with_context(read)? {
+            batch.push(&record, csv.key);
+            if batch.len() == crate::csv::BATCH_RECORDS {
+                flush(&mut batch)?;
+            }
+        }
+        flush(&mut batch)?;
+        bar.finish_and_clear();
+        if keys == 0 && skipped > 0 {
+            anyhow::bail!(
+                "none of the {skipped} records of {name} has {} (delimiter {:?}): nothing to \
+                 build; check --column, --field and -d",
+                csv.key_name,
+                char::from(crate::csv::delimiter(input))
+            );
+        }
+        let skipped =
+            (skipped > 0).then(|| format!("; {skipped} records without {} skipped", csv.key_name));
+        finish(
+            self.output,
+            &filter,
+            keys,
+            items,
+            skipped,
+            self.quiet,
+            self.start,
+        )
+    }
+}
+
+/// The input file opened a second time (for the count of a two-pass
+/// build).
+fn reopenable(input: &InputArgs) -> Result<std::fs::File> {
+    let p = input.path().expect("a file");
+    std::fs::File::open(p).with_context(|| format!("cannot open input {}", p.display()))
+}
+
+/// A stream (stdin, a pipe or FIFO) copied to an unnamed temporary file
+/// (which the OS removes however the process ends), to be read twice.
+pub(crate) fn spill_stdin(input: &InputArgs) -> Result<std::fs::File> {
+    let mut tmp =
+        tempfile::tempfile().context("cannot create a temporary file for stdin (set TMPDIR)")?;
+    std::io::copy(&mut input.open()?, &mut tmp)
+        .with_context(|| format!("cannot copy {} to a temporary file", input.name()))?;
+    Ok(tmp)
 }
 
 /// What pass one leaves for the inserts.

@@ -1,21 +1,22 @@
-//! `lesshash filter`: stream lines through a filter.
+//! `lesshash filter`: stream lines, CSV records or Parquet and Arrow rows
+//! through a filter.
 
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use lesshash::FilterView;
+use lesshash::{FilterView, KeyKind};
 use rayon::prelude::*;
 
+use crate::columnar::{Columnar, Feed, OutFormat, Sink, select_rows, selection};
 use crate::input::{
-    CHUNK, Chunks, InputArgs, KeySpec, for_each_line, recycle, strip_eol, with_keys,
+    Chunks, Format, InputArgs, KeySpec, check_kinds, encode_keys, for_each_line, recycle,
+    strip_eol, with_keys,
 };
-use crate::output::{FilterArg, check_not_stdout, input_id};
+use crate::output::{FileId, FilterArg, Output, input_id};
 use crate::parallel::Blocks;
-
-/// The context of a failed write of the selected lines.
-const STDOUT: &str = "cannot write to stdout";
 
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -25,9 +26,24 @@ pub(crate) struct Args {
     #[command(flatten)]
     input: InputArgs,
 
-    /// Print the lines whose key is certainly not in the filter instead.
+    /// Print the lines (CSV records, rows) whose key is certainly not in
+    /// the filter instead: a line without the field, a row whose key is
+    /// null, are printed.
     #[arg(short = 'v', long)]
     invert: bool,
+
+    /// Write the selected records to OUT (atomically, as `build -o`)
+    /// instead of stdout. Parquet and Arrow input is written as the input's
+    /// format, or as the format OUT's name gives: `.parquet`, `.arrow` or
+    /// `.feather` (an Arrow IPC file), `.arrows` (an Arrow IPC stream).
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+
+    /// Query even when the filter records keys of another kind than the
+    /// input's (integers against text or bytes), which answer "absent"
+    /// unless the bytes really are the same.
+    #[arg(long)]
+    any_keys: bool,
 
     /// Threads that cut the lines and look up their keys (0: one per CPU).
     /// With more than one, the input is read on a thread of its own; the
@@ -36,23 +52,78 @@ pub(crate) struct Args {
     threads: usize,
 }
 
-pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
+pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
-    // `filter F -i x >> x` would read its own output forever; `>> F` would
-    // append lines to the filter file.
-    check_not_stdout(input_id(args.input.path()), &args.input.name())?;
     if args.filter.is_stdin() && args.input.path().is_none() {
         anyhow::bail!("the filter and the input cannot both be stdin: give the input with -i FILE");
     }
+    // `filter F -i x >> x` would read its own output forever; `>> F` would
+    // append lines to the filter file; `-o F` would replace the filter.
+    let name = args.input.name();
+    let filter_name = args.filter.filter.display().to_string();
+    let output = Output::create(
+        args.output.as_deref().unwrap_or(Path::new("-")),
+        &[
+            (input_id(args.input.path()), name.clone()),
+            (
+                (!args.filter.is_stdin())
+                    .then(|| FileId::of_path(&args.filter.filter))
+                    .flatten(),
+                filter_name.clone(),
+            ),
+        ],
+        false,
+    )?;
     let opened = args.filter.open()?;
     // A stream of keys probes pages all over the filter: read it ahead.
     opened.will_need();
-    let filter = opened.view();
-    let name = args.input.name();
-    let reader = args.input.open()?;
-    let spec = args.input.key_spec();
+    // After the filter is open: on stdin, this waits for the first read.
+    let format = args.input.detect()?;
+    let mut filter = opened.view();
+    if args.any_keys {
+        filter = filter.with_key_kind(lesshash::KeyKind::Mixed);
+    }
     let threads = crate::parallel::thread_count(args.threads);
     let pool = crate::parallel::pool(threads, "filter")?;
+    if format.is_columnar() {
+        return columnar(
+            &args,
+            format,
+            &filter,
+            filter_name,
+            output,
+            pool.as_ref(),
+            quiet,
+            start,
+        );
+    }
+    if let Some(out) = args.output.as_deref().and_then(OutFormat::of_name) {
+        anyhow::bail!(
+            "{name} is read as {}, which filter writes as it reads it: -o {} would hold {} \
+             in a file named as {}",
+            format.name(),
+            output.name(),
+            format.name(),
+            out.name()
+        );
+    }
+    let keys = args.input.keys();
+    check_kinds(
+        &filter_name,
+        filter.key_kind(),
+        keys.kind(),
+        &format!("the keys of {name} (--keys {}) are", keys.kind_arg()),
+        keys_hint(filter.key_kind()),
+    )?;
+    if format == Format::Csv {
+        return csv(&args, &filter, output, pool.as_ref(), quiet, start);
+    }
+    let out_context = match output.is_stdout() {
+        true => "cannot write to stdout".to_string(),
+        false => format!("cannot write {}", output.name()),
+    };
+    let reader = args.input.open()?;
+    let spec = args.input.key_spec();
     let bar = crate::progress(quiet, args.input.len(), "filter");
     let job = Job {
         filter: &filter,
@@ -60,11 +131,12 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         invert: args.invert,
         name: &name,
         bar: &bar,
+        out_context: &out_context,
     };
-    let (lines, printed, keyed) = match &pool {
-        None => job.sequential(reader)?,
-        Some(pool) => job.parallel(reader, pool, threads)?,
-    };
+    let (lines, printed, keyed) = output.write_with(|out| match &pool {
+        None => job.sequential(reader, out),
+        Some(pool) => job.parallel(reader, pool, threads, out),
+    })?;
     bar.finish_and_clear();
     // Not one line had the field: the field or the delimiter is wrong, so
     // say it, also under -q (the output alone looks like a valid result).
@@ -75,23 +147,197 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         eprintln!(
             "lesshash: warning: none of the {lines} lines of {name} has field {field} \
              (delimiter {:?}): every line was taken as absent; check --field and -d",
-            char::from(args.input.delimiter)
+            char::from(args.input.line_delimiter())
         );
     }
+    summary(quiet, lines, printed, "lines", args.invert, start);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The summary line: records read and written.
+fn summary(quiet: bool, read: u64, written: u64, what: &str, invert: bool, start: Instant) {
     crate::summary(
         quiet,
         "filtered",
-        lines,
+        read,
         start.elapsed().as_secs_f64(),
         &format!(
-            ", {printed} lines {}",
-            if args.invert {
-                "absent"
-            } else {
-                "possibly present"
-            }
+            ", {written} {what} {}",
+            if invert { "absent" } else { "possibly present" }
         ),
     );
+}
+
+/// What to say when a filter of kind `filter` refuses `--keys`.
+fn keys_hint(filter: KeyKind) -> &'static str {
+    match filter {
+        KeyKind::Int64 => "give --keys int",
+        _ => "give --keys text (the default)",
+    }
+}
+
+/// Filters CSV records: the header (if any) first, then the records whose
+/// key field is possibly in the filter (`--invert`: certainly not), each
+/// exactly as it was in the input; a record without the field is absent.
+/// One batch query per [`BATCH_RECORDS`](crate::csv::BATCH_RECORDS)
+/// records, on the pool when there is one.
+fn csv(
+    args: &Args,
+    filter: &FilterView<'_>,
+    output: Output,
+    pool: Option<&rayon::ThreadPool>,
+    quiet: bool,
+    start: Instant,
+) -> Result<ExitCode> {
+    let input = &args.input;
+    let name = input.name();
+    let keys_as = input.keys();
+    let read = || format!("cannot read input {name}");
+    let write = match output.is_stdout() {
+        true => "cannot write to stdout".to_string(),
+        false => format!("cannot write {}", output.name()),
+    };
+    let bar = crate::progress(quiet, input.len(), "filter");
+    let mut csv = crate::csv::open(input.open()?, input)?;
+    let (records, written, keyed) = output.write_with(|out| {
+        if let Some(header) = &csv.header {
+            out.write_all(header).with_context(|| write.clone())?;
+            if !header.ends_with(b"\n") {
+                out.write_all(b"\n").with_context(|| write.clone())?;
+            }
+        }
+        let mut batch = crate::csv::Batch::new(true);
+        let mut found = Vec::new();
+        let (mut records, mut written, mut keyed) = (0u64, 0u64, 0u64);
+        let mut flush =
+            |batch: &mut crate::csv::Batch, out: &mut (dyn Write + Send)| -> Result<()> {
+                let keys = batch.keys();
+                found.clear();
+                found.resize(keys.len(), false);
+                with_keys!(
+                    encode_keys(keys_as, &keys)
+                        .with_context(|| format!("cannot read the keys of {name}"))?,
+                    |k| match pool {
+                        Some(pool) => pool.install(|| filter.par_contains_batch(k, &mut found)),
+                        None => filter.contains_batch(k, &mut found),
+                    }
+                )?;
+                written += batch
+                    .write_selected(&found, args.invert, out)
+                    .with_context(|| write.clone())?;
+                records += batch.len() as u64;
+                keyed += keys.len() as u64;
+                batch.clear();
+                Ok(())
+            };
+        while let Some(record) = csv.records.next_record().with_context(read)? {
+            batch.push(&record, csv.key);
+            if batch.len() == crate::csv::BATCH_RECORDS {
+                flush(&mut batch, out)?;
+                bar.set_position(csv.records.bytes_read());
+            }
+        }
+        flush(&mut batch, out)?;
+        Ok((records, written, keyed))
+    })?;
+    bar.finish_and_clear();
+    if records > 0 && keyed == 0 {
+        eprintln!(
+            "lesshash: warning: none of the {records} records of {name} has {} (delimiter \
+             {:?}): every record was taken as absent; check --column, --field and -d",
+            csv.key_name,
+            char::from(crate::csv::delimiter(input))
+        );
+    }
+    summary(quiet, records, written, "records", args.invert, start);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Filters a Parquet or Arrow IPC input: the rows whose key is possibly in
+/// the filter (`--invert`: certainly not; a null key is not in it), whole,
+/// in order, with the input's schema. The batches are read on a thread of
+/// their own while the pool answers the previous one's keys
+/// (`par_contains_array`), selects its rows column by column and encodes
+/// its Parquet columns; a Parquet input's row groups end where the input's
+/// do (each smaller by the rows dropped).
+#[allow(clippy::too_many_arguments)]
+fn columnar(
+    args: &Args,
+    format: Format,
+    filter: &FilterView<'_>,
+    filter_name: String,
+    output: Output,
+    pool: Option<&rayon::ThreadPool>,
+    quiet: bool,
+    start: Instant,
+) -> Result<ExitCode> {
+    let src = Columnar::open(&args.input, format)?;
+    let key = src.key_column(&args.input)?;
+    check_kinds(
+        &filter_name,
+        filter.key_kind(),
+        key.kind,
+        &format!("{} holds", key.describe(&src.name)),
+        "filter a column of the filter's kind",
+    )?;
+    let named = args.output.as_deref().and_then(|p| p.extension());
+    let named = named.map(|e| e.to_string_lossy().to_ascii_lowercase());
+    if let Some(ext @ ("csv" | "tsv" | "txt")) = named.as_deref() {
+        anyhow::bail!(
+            "{} rows are written as Parquet or Arrow IPC, not as .{ext}: name the output \
+             .parquet, .arrow, .feather or .arrows",
+            format.name()
+        );
+    }
+    let out_format = args
+        .output
+        .as_deref()
+        .and_then(OutFormat::of_name)
+        .unwrap_or(OutFormat::of_input(format));
+    if output.is_terminal() {
+        anyhow::bail!(
+            "the output would be {} bytes on a terminal: give -o FILE, or redirect stdout",
+            out_format.name()
+        );
+    }
+    let write = match output.is_stdout() {
+        true => "cannot write to stdout".to_string(),
+        false => format!("cannot write {}", output.name()),
+    };
+    let bar = crate::progress_count(quiet, src.rows().unwrap_or(0), "filter");
+    let schema = src.schema().clone();
+    let props = src.writer_properties();
+    let (rows, kept) = output.write_with(|out| {
+        let mut sink = Sink::new(out_format, out, &schema, props, format == Format::Parquet)
+            .with_context(|| write.clone())?;
+        let (mut rows, mut kept) = (0u64, 0u64);
+        let mut group = None;
+        for item in Feed::new(src.batches(None)?, pool.is_some())? {
+            let (g, batch) = item?;
+            if group.is_some_and(|p| p != g) {
+                sink.end_group(pool).with_context(|| write.clone())?;
+            }
+            group = Some(g);
+            let column = batch.column(key.index);
+            let answers = match pool {
+                Some(pool) => pool.install(|| filter.par_contains_array(column.as_ref())),
+                None => filter.contains_array(column.as_ref()),
+            }
+            .with_context(|| format!("cannot query {}", key.describe(&src.name)))?;
+            let mask = selection(&answers, args.invert);
+            let selected = select_rows(&batch, &mask, pool)?;
+            if selected.num_rows() > 0 {
+                sink.write(&selected, pool).with_context(|| write.clone())?;
+            }
+            rows += batch.num_rows() as u64;
+            kept += selected.num_rows() as u64;
+            bar.inc(batch.num_rows() as u64);
+        }
+        sink.finish(pool).with_context(|| write.clone())?;
+        Ok((rows, kept))
+    })?;
+    bar.finish_and_clear();
+    summary(quiet, rows, kept, "rows", args.invert, start);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -103,14 +349,19 @@ struct Job<'a> {
     /// The input's name, for read errors.
     name: &'a str,
     bar: &'a indicatif::ProgressBar,
+    /// The context of a failed write of the selected lines.
+    out_context: &'a str,
 }
 
 impl Job<'_> {
     /// One thread: chunk after chunk on the calling thread; the lines read
     /// and printed.
-    fn sequential(&self, reader: Box<dyn Read + Send>) -> Result<(u64, u64, u64)> {
+    fn sequential(
+        &self,
+        reader: Box<dyn Read + Send>,
+        mut out: &mut (dyn Write + Send),
+    ) -> Result<(u64, u64, u64)> {
         let mut chunks = Chunks::new(reader);
-        let mut out = BufWriter::with_capacity(CHUNK, std::io::stdout().lock());
         let (mut lines, mut printed) = (0u64, 0u64);
         let mut scratch = Scratch::default();
         while let Some(chunk) = chunks
@@ -122,7 +373,6 @@ impl Job<'_> {
             printed += p;
             self.bar.inc(chunk.len() as u64);
         }
-        out.flush().context(STDOUT)?;
         Ok((lines, printed, scratch.keyed))
     }
 
@@ -135,9 +385,9 @@ impl Job<'_> {
         reader: Box<dyn Read + Send>,
         pool: &rayon::ThreadPool,
         threads: usize,
+        mut out: &mut (dyn Write + Send),
     ) -> Result<(u64, u64, u64)> {
         let blocks = Blocks::spawn(reader, threads)?;
-        let mut out = BufWriter::with_capacity(CHUNK, std::io::stdout());
         let (mut lines, mut printed) = (0u64, 0u64);
         // The pieces of the block being filtered, and the first `ready` of
         // `done`: the previous block's, to write; their buffers are reused.
@@ -169,7 +419,7 @@ impl Job<'_> {
                     },
                 )
             });
-            wrote.context(STDOUT)?;
+            wrote.context(self.out_context.to_string())?;
             filtered?;
             for w in &work[..pieces.len()] {
                 lines += w.lines;
@@ -180,8 +430,7 @@ impl Job<'_> {
             self.bar.inc(block.len() as u64);
             blocks.give_back(block);
         }
-        write_pieces(&done[..ready], &mut out).context(STDOUT)?;
-        out.flush().context(STDOUT)?;
+        write_pieces(&done[..ready], &mut out).context(self.out_context.to_string())?;
         // Every piece's scratch counts the keyed lines it filtered, over
         // every block it served.
         let keyed = work.iter().chain(&done).map(|p| p.scratch.keyed).sum();
@@ -215,7 +464,7 @@ impl Job<'_> {
                 .contains_batch(k, answers))?;
             for (key, &present) in keys.iter().zip(answers.iter()) {
                 sel.line(key.as_ptr() as usize - base, present, chunk, out)
-                    .context(STDOUT)?;
+                    .with_context(|| self.out_context.to_string())?;
             }
             keys.len() as u64
         } else {
@@ -239,11 +488,14 @@ impl Job<'_> {
             let mut answer = answers.iter();
             for (&start, &keyed) in starts.iter().zip(has_key.iter()) {
                 let present = keyed && *answer.next().expect("one answer per key");
-                sel.line(start, present, chunk, out).context(STDOUT)?;
+                sel.line(start, present, chunk, out)
+                    .with_context(|| self.out_context.to_string())?;
             }
             starts.len() as u64
         };
-        let printed = sel.finish(chunk, out).context(STDOUT)?;
+        let printed = sel
+            .finish(chunk, out)
+            .with_context(|| self.out_context.to_string())?;
         scratch.keyed += keys.len() as u64;
         scratch.keys = recycle(keys);
         Ok((lines, printed))

@@ -48,6 +48,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
             ),
         ),
         ("seed", format!("{:#x}", f.seed())),
+        ("keys", key_kind(f.key_kind()).to_string()),
         ("inserted", format!("{n} (insert calls, repeats included)")),
         (
             "bits/key",
@@ -66,4 +67,16 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     }
     out.flush().context("cannot write to stdout")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The recorded key kind, with what it means on the command line.
+fn key_kind(kind: lesshash::KeyKind) -> &'static str {
+    use lesshash::KeyKind;
+    match kind {
+        KeyKind::Unrecorded => "unrecorded (any --keys)",
+        KeyKind::Int64 => "int64 (64-bit integers: --keys int, integer columns)",
+        KeyKind::Text => "text (--keys text, text columns)",
+        KeyKind::Bytes => "bytes (binary columns; text queries accepted)",
+        KeyKind::Mixed => "mixed (integers and text: any --keys)",
+    }
 }

@@ -4,39 +4,135 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
-/// Where keys come from: `-i FILE`, or stdin for `-` or no `-i`.
+use crate::sniff::{Content, SNIFF_LEN};
+
+/// Where keys come from: `-i FILE`, or stdin for `-` or no `-i`, in which
+/// format, and which part of each record is the key.
 #[derive(clap::Args, Debug, Clone)]
 pub(crate) struct InputArgs {
-    /// Input file, one record per line; `-` or absent: stdin.
+    /// Input file: lines, CSV, Parquet or Arrow IPC (see --format); `-` or
+    /// absent: stdin.
     #[arg(short = 'i', long = "input", value_name = "FILE")]
     pub input: Option<PathBuf>,
 
-    /// Use field N (1-based) of each line as the key instead of the whole
-    /// line. Lines with fewer fields have no key: `build` skips them,
-    /// `filter` treats them as absent.
+    /// The input's format. `auto` (the default) reads the first bytes:
+    /// a Parquet file (`PAR1`) or an Arrow IPC file or stream is read as
+    /// such, other binary content (a filter file, gzip, zstd, NUL bytes)
+    /// is refused, and text is CSV when the file name ends in `.csv`, lines
+    /// otherwise. `lines` and `csv` read the input as that, whatever it
+    /// holds.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = FormatArg::Auto)]
+    pub format: FormatArg,
+
+    /// The key column, by name: a Parquet or Arrow column (its type decides
+    /// how keys are hashed) or a CSV header's field. A file of one column
+    /// needs none.
+    #[arg(long, value_name = "NAME", conflicts_with = "field")]
+    pub column: Option<String>,
+
+    /// Use field N (1-based) of each line or CSV record (the Nth column of
+    /// a Parquet or Arrow file) as the key instead of the whole line. Lines
+    /// with fewer fields have no key: `build` skips them, `filter` treats
+    /// them as absent.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub field: Option<u32>,
 
-    /// The field delimiter for --field: one byte (`\t` or `tab` for a tab).
-    #[arg(long, short = 'd', value_name = "C", default_value = "\\t",
-          value_parser = crate::parse_delimiter, requires = "field")]
-    pub delimiter: u8,
+    /// The field delimiter: one byte (`\t` or `tab`, `comma`, `semicolon`,
+    /// `pipe`, `space`, or the character); for lines with --field (default
+    /// tab) and CSV (default comma).
+    #[arg(long, short = 'd', value_name = "C", value_parser = crate::parse_delimiter)]
+    pub delimiter: Option<u8>,
+
+    /// CSV: the first record is data, not a header (then --column cannot
+    /// name a column; use --field).
+    #[arg(long)]
+    pub no_header: bool,
 
     /// How a key's text becomes the bytes that are hashed: `text` (its
     /// bytes, the default) or `int` (a decimal 64-bit integer, hashed as
     /// the crate's u64/i64 keys and Python's int keys are: 8 little-endian
-    /// bytes). A filter built from integers in Rust or Python answers only
-    /// `--keys int` queries; the file does not record which was used.
-    #[arg(long = "keys", value_enum, value_name = "KIND", default_value_t = KeyKind::Text)]
-    pub keys: KeyKind,
+    /// bytes). The filter records which (docs/format.md), and `filter` and
+    /// `query` refuse keys of the other kind. Parquet and Arrow keys are
+    /// hashed by their column's type; `--keys` must then agree with it.
+    #[arg(long = "keys", value_enum, value_name = "KIND")]
+    pub keys: Option<Keys>,
+
+    /// A stream (stdin, a pipe or FIFO given with -i) whose first bytes
+    /// were read to decide its format: those bytes, then the rest.
+    #[arg(skip)]
+    stream: Pending,
+}
+
+/// The reader of a stream that [`InputArgs::detect`] started reading, for
+/// [`InputArgs::open`] to hand out (once: a stream cannot be read again).
+#[derive(Clone, Default)]
+pub(crate) struct Pending(Arc<Mutex<Option<Box<dyn Read + Send>>>>);
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Pending")
+    }
+}
+
+/// `--format`: what the input holds.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum FormatArg {
+    /// Decided from the content (and `.csv` names).
+    #[default]
+    Auto,
+    /// One record per line.
+    Lines,
+    /// CSV (RFC 4180: quoted fields, a header row unless --no-header).
+    Csv,
+    /// Apache Parquet.
+    Parquet,
+    /// Arrow IPC: a file (Feather v2) or a stream.
+    Arrow,
+}
+
+/// The format an input is read in, once decided ([`InputArgs::detect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Format {
+    /// One record per line.
+    Lines,
+    /// CSV records.
+    Csv,
+    /// A Parquet file.
+    Parquet,
+    /// An Arrow IPC file (Feather v2).
+    ArrowFile,
+    /// An Arrow IPC stream.
+    ArrowStream,
+}
+
+impl Format {
+    /// Whether records are read as Arrow record batches.
+    pub(crate) fn is_columnar(self) -> bool {
+        matches!(
+            self,
+            Format::Parquet | Format::ArrowFile | Format::ArrowStream
+        )
+    }
+
+    /// A name for messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Format::Lines => "lines",
+            Format::Csv => "CSV",
+            Format::Parquet => "Parquet",
+            Format::ArrowFile => "Arrow IPC file",
+            Format::ArrowStream => "Arrow IPC stream",
+        }
+    }
 }
 
 /// How a key's text is turned into the bytes the crate hashes (`--keys`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) enum KeyKind {
+pub(crate) enum Keys {
     /// The text's bytes.
     #[default]
     Text,
@@ -45,8 +141,48 @@ pub(crate) enum KeyKind {
     Int,
 }
 
+impl Keys {
+    /// The option's value: `text` or `int`.
+    pub(crate) fn kind_arg(self) -> &'static str {
+        match self {
+            Keys::Text => "text",
+            Keys::Int => "int",
+        }
+    }
+
+    /// The kind a filter records for keys read this way.
+    pub(crate) fn kind(self) -> lesshash::KeyKind {
+        match self {
+            Keys::Text => lesshash::KeyKind::Text,
+            Keys::Int => lesshash::KeyKind::Int64,
+        }
+    }
+}
+
+/// Refuses to query a filter that records keys of kind `filter` with keys
+/// of kind `keys` (integers against text or bytes: every answer would be
+/// "absent"), naming both, whose keys they are (`subject`, with its verb:
+/// "these keys (--keys text) are"), what to do (`hint`) and `--any-keys`,
+/// which queries anyway.
+pub(crate) fn check_kinds(
+    filter_name: &str,
+    filter: lesshash::KeyKind,
+    keys: lesshash::KeyKind,
+    subject: &str,
+    hint: &str,
+) -> Result<()> {
+    if filter.accepts(keys) {
+        return Ok(());
+    }
+    bail!(
+        "filter {filter_name} was built from {filter} keys, but {subject} {keys} keys: the \
+         integer 7 and the text \"7\" are different keys, so every answer would be \"absent\"; \
+         {hint}, or give --any-keys to query anyway"
+    )
+}
+
 /// The 8 bytes the crate hashes for the integer written in `text`
-/// (decimal, an optional sign), as [`KeyKind::Int`] reads it; `None` if it
+/// (decimal, an optional sign), as [`Keys::Int`] reads it; `None` if it
 /// is not one or is outside -2^63 ..= 2^64 - 1.
 pub(crate) fn int_key(text: &[u8]) -> Option<[u8; 8]> {
     let s = std::str::from_utf8(text).ok()?;
@@ -83,11 +219,21 @@ impl InputArgs {
         self.input.as_deref().filter(|p| p.as_os_str() != "-")
     }
 
+    /// `--keys`, text if absent.
+    pub fn keys(&self) -> Keys {
+        self.keys.unwrap_or_default()
+    }
+
+    /// The delimiter of `--field` in lines: `-d`, tab if absent.
+    pub fn line_delimiter(&self) -> u8 {
+        self.delimiter.unwrap_or(b'\t')
+    }
+
     /// How keys are cut from lines.
     pub fn key_spec(&self) -> KeySpec {
         KeySpec {
-            field: self.field.map(|f| (f as usize, self.delimiter)),
-            kind: self.keys,
+            field: self.field.map(|f| (f as usize, self.line_delimiter())),
+            kind: self.keys(),
         }
     }
 
@@ -97,9 +243,157 @@ impl InputArgs {
             .map_or_else(|| "stdin".into(), |p| p.display().to_string())
     }
 
+    /// Decides the input's format (`--format`, else its first bytes and
+    /// name: [`Content`]) and checks the options against it. Reads the
+    /// first bytes of a stream, which [`InputArgs::open`] then reads again.
+    pub fn detect(&mut self) -> Result<Format> {
+        let name = self.name();
+        let format = match self.format {
+            FormatArg::Lines => Format::Lines,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Parquet | FormatArg::Arrow | FormatArg::Auto => {
+                let content = Content::of(&self.head()?);
+                self.format_of(content, &name)?
+            }
+        };
+        self.check_options(format)?;
+        Ok(format)
+    }
+
+    /// The input's first bytes: up to [`SNIFF_LEN`] of a regular file;
+    /// of a stream (stdin, a pipe or FIFO), one read's worth (a pipe's
+    /// first lines are not held back waiting for more), which
+    /// [`InputArgs::open`] then hands out again before the rest.
+    fn head(&mut self) -> Result<Vec<u8>> {
+        let name = self.name();
+        let mut head = vec![0u8; SNIFF_LEN];
+        let context = || format!("cannot read input {name}");
+        let mut reader: Box<dyn Read + Send> = match self.path() {
+            Some(p) => Box::new(
+                File::open(p).with_context(|| format!("cannot open input {}", p.display()))?,
+            ),
+            None => Box::new(io::stdin()),
+        };
+        if self.len().is_some() {
+            let n = read_up_to(reader, &mut head).with_context(context)?;
+            head.truncate(n);
+            return Ok(head);
+        }
+        let n = loop {
+            match reader.read(&mut head) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e).with_context(context),
+            }
+        };
+        head.truncate(n);
+        let again = io::Cursor::new(head.clone()).chain(reader);
+        *self.stream.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(again));
+        Ok(head)
+    }
+
+    /// The format for `--format parquet`, `arrow` or `auto` and content
+    /// that looks like `content`.
+    fn format_of(&self, content: Content, name: &str) -> Result<Format> {
+        let ext = self
+            .path()
+            .and_then(|p| p.extension())
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        let wanted = match self.format {
+            FormatArg::Parquet => Some(Format::Parquet),
+            FormatArg::Arrow => None,
+            _ => match ext.as_deref() {
+                Some("parquet" | "parq" | "pq") => Some(Format::Parquet),
+                Some("arrow" | "feather" | "ipc" | "arrows") => None,
+                _ => {
+                    // No columnar name: the content decides.
+                    return match content {
+                        Content::Parquet => Ok(Format::Parquet),
+                        Content::ArrowFile => Ok(Format::ArrowFile),
+                        Content::ArrowStream => Ok(Format::ArrowStream),
+                        Content::Binary(what) => bail!(
+                            "input {name} looks like {what}, not lines of keys: give a \
+                             Parquet, Arrow IPC, CSV or text file (or --format lines to cut \
+                             it into lines anyway)"
+                        ),
+                        Content::Text | Content::Empty => Ok(if ext.as_deref() == Some("csv") {
+                            Format::Csv
+                        } else {
+                            Format::Lines
+                        }),
+                    };
+                }
+            },
+        };
+        // A Parquet or Arrow file by --format or by name: its content must
+        // say so.
+        match (wanted, content) {
+            (Some(Format::Parquet), Content::Parquet) => Ok(Format::Parquet),
+            (None, Content::ArrowFile) => Ok(Format::ArrowFile),
+            (None, Content::ArrowStream) => Ok(Format::ArrowStream),
+            (wanted, content) => {
+                let what = if wanted.is_some() {
+                    "a Parquet file (no PAR1 magic)"
+                } else {
+                    "an Arrow IPC file or stream (no ARROW1 magic or stream header)"
+                };
+                bail!("input {name} is not {what}: {}", content.looks())
+            }
+        }
+    }
+
+    /// Refuses options that do not apply to `format`.
+    fn check_options(&self, format: Format) -> Result<()> {
+        let name = self.name();
+        match format {
+            Format::Lines => {
+                if self.column.is_some() {
+                    bail!(
+                        "--column names a column of a CSV, Parquet or Arrow file, and {name} is \
+                         read as lines: give --format csv (its first line a header), or --field N"
+                    );
+                }
+                if self.no_header {
+                    bail!("--no-header is for CSV input, and {name} is read as lines");
+                }
+                if self.delimiter.is_some() && self.field.is_none() {
+                    bail!(
+                        "-d (--delimiter) needs --field N for lines (or CSV input: --format csv)"
+                    );
+                }
+            }
+            Format::Csv => {
+                if self.no_header && self.column.is_some() {
+                    bail!(
+                        "--column needs a header row, and --no-header says there is none: use --field N"
+                    );
+                }
+            }
+            _ => {
+                if self.delimiter.is_some() || self.no_header {
+                    bail!(
+                        "-d and --no-header are for lines and CSV, and {name} is {}",
+                        format.name()
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Opens the input. `Send`, so that the parallel paths read it on a
-    /// thread of its own (stdin is locked per read: one lock a chunk).
+    /// thread of its own (stdin is locked per read: one lock a chunk). On
+    /// stdin, the bytes [`InputArgs::detect`] read come first.
     pub fn open(&self) -> Result<Box<dyn Read + Send>> {
+        if let Some(stream) = self
+            .stream
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            return Ok(stream);
+        }
         Ok(match self.path() {
             Some(p) => Box::new(
                 File::open(p).with_context(|| format!("cannot open input {}", p.display()))?,
@@ -117,11 +411,25 @@ impl InputArgs {
     }
 }
 
+/// Reads until `buf` is full or the input ends; the bytes read.
+fn read_up_to(mut r: impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
 /// The key of a line: the whole line or one delimited field.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct KeySpec {
     field: Option<(usize, u8)>,
-    kind: KeyKind,
+    kind: Keys,
 }
 
 impl KeySpec {
@@ -150,13 +458,18 @@ impl KeySpec {
     pub fn encode<'a>(&self, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
         encode_keys(self.kind, keys)
     }
+
+    /// `--keys`.
+    pub fn keys(&self) -> Keys {
+        self.kind
+    }
 }
 
-/// [`KeySpec::encode`] for a [`KeyKind`].
-pub(crate) fn encode_keys<'a>(kind: KeyKind, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
+/// [`KeySpec::encode`] for a [`Keys`].
+pub(crate) fn encode_keys<'a>(kind: Keys, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
     match kind {
-        KeyKind::Text => Ok(Encoded::Text(keys)),
-        KeyKind::Int => keys
+        Keys::Text => Ok(Encoded::Text(keys)),
+        Keys::Int => keys
             .iter()
             .map(|k| {
                 int_key(k).ok_or_else(|| {
@@ -322,7 +635,7 @@ mod tests {
     fn fields_and_line_endings() {
         let spec = KeySpec {
             field: Some((2, b',')),
-            kind: KeyKind::Text,
+            kind: Keys::Text,
         };
         assert_eq!(spec.key(b"a,b,c"), Some(&b"b"[..]));
         assert_eq!(spec.key(b"a,b"), Some(&b"b"[..]));
@@ -330,7 +643,7 @@ mod tests {
         assert_eq!(spec.key(b"a"), None);
         let first = KeySpec {
             field: Some((1, b',')),
-            kind: KeyKind::Text,
+            kind: Keys::Text,
         };
         assert_eq!(first.key(b"x"), Some(&b"x"[..]));
         assert_eq!(strip_eol(b"x\r\n"), b"x");
@@ -395,7 +708,7 @@ mod tests {
             assert_eq!(int_key(bad), None, "{bad:?}");
         }
         let keys: Vec<&[u8]> = vec![b"1", b"x"];
-        let e = encode_keys(KeyKind::Int, &keys).err().unwrap().to_string();
+        let e = encode_keys(Keys::Int, &keys).err().unwrap().to_string();
         assert!(e.contains("\"x\"") && e.contains("--keys int"), "{e}");
     }
 }

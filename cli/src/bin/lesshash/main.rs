@@ -1,9 +1,11 @@
-//! `lesshash`: build Bloom filters from line-oriented key sets and stream
-//! records through them, from the shell.
+//! `lesshash`: build Bloom filters from key sets (lines, CSV, Parquet,
+//! Arrow IPC) and stream records through them, from the shell.
 //!
 //! ```text
 //! lesshash build  -i users.txt -o users.lhbf --fpr 0.01
 //! lesshash filter users.lhbf -i events.tsv --field 2 > known.tsv
+//! lesshash build  -i users.parquet --column user_id -o users.lhbf --fpr 0.01
+//! lesshash filter users.lhbf -i events.parquet --column user_id -o known.parquet
 //! lesshash query  users.lhbf alice bob
 //! lesshash merge  a.lhbf b.lhbf -o ab.lhbf
 //! lesshash info   users.lhbf
@@ -25,6 +27,8 @@
 #![deny(unsafe_code)]
 
 mod build;
+mod columnar;
+mod csv;
 mod demo;
 mod experiment;
 mod filter;
@@ -36,6 +40,7 @@ mod parallel;
 mod query;
 #[cfg(unix)]
 mod sigbus;
+mod sniff;
 mod spool;
 
 use std::io::IsTerminal;
@@ -61,10 +66,12 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Build a filter from keys, one per line (or one field per line).
+    /// Build a filter from keys: one per line (or one field per line), a
+    /// CSV field, or a Parquet or Arrow column.
     Build(build::Args),
-    /// Print the input lines whose key is (probably) in the filter, in
-    /// input order; with --invert, the lines whose key is not.
+    /// Print the input lines (CSV records, Parquet or Arrow rows) whose key
+    /// is (probably) in the filter, in input order; with --invert, those
+    /// whose key is not.
     Filter(filter::Args),
     /// Print each key with yes/no; exit status 0 if all are possibly
     /// present, 1 otherwise.
@@ -266,13 +273,19 @@ pub(crate) fn parse_seed(s: &str) -> Result<u64, String> {
     .map_err(|e| format!("{e}"))
 }
 
-/// `--delimiter`: one byte (a single ASCII character, or `\t`).
+/// `--delimiter`: one byte (a single ASCII character, `\t` or `tab`,
+/// `comma`, `semicolon`, `pipe`, `space`).
 pub(crate) fn parse_delimiter(s: &str) -> Result<u8, String> {
     match s {
         "\\t" | "tab" => Ok(b'\t'),
+        "comma" => Ok(b','),
+        "semicolon" => Ok(b';'),
+        "pipe" => Ok(b'|'),
+        "space" => Ok(b' '),
         _ if s.len() == 1 => Ok(s.as_bytes()[0]),
         _ => Err(format!(
-            "must be one byte (a single ASCII character, or \\t), got {s:?}"
+            "must be one byte (a single ASCII character, or \\t, tab, comma, semicolon, pipe, \
+             space), got {s:?}"
         )),
     }
 }

@@ -12,7 +12,7 @@
 //! leave them on the disk.
 
 use std::fs::{self, File};
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, Once};
 
@@ -324,23 +324,55 @@ impl Output {
 
     /// Writes the filter and, for a regular file, syncs it and renames it
     /// into place.
-    pub fn write_filter(mut self, filter: &BloomFilter) -> Result<()> {
-        let name = self.name.clone();
+    pub fn write_filter(self, filter: &BloomFilter) -> Result<()> {
         let what = match self.kind {
             Kind::Stdout => "cannot write the filter to stdout".to_string(),
-            _ => format!("cannot write {name}"),
+            _ => format!("cannot write {}", self.name),
         };
-        let context = || what.clone();
-        match &mut self.kind {
+        self.write_with(|w| filter.write_to(w).with_context(|| what.clone()))
+    }
+
+    /// Whether the output is stdout and stdout a terminal (where binary
+    /// output is refused).
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.kind, Kind::Stdout) && std::io::stdout().is_terminal()
+    }
+
+    /// Whether the output is stdout (`-o -`, or no `-o`).
+    pub fn is_stdout(&self) -> bool {
+        matches!(self.kind, Kind::Stdout)
+    }
+
+    /// Runs `write` on a buffered writer to the output, then flushes it and,
+    /// for a regular file, syncs it and renames it into place. An error
+    /// (from `write` or after) leaves no temporary file and the target as
+    /// it was.
+    pub fn write_with<T>(
+        mut self,
+        write: impl FnOnce(&mut (dyn Write + Send)) -> Result<T>,
+    ) -> Result<T> {
+        let name = self.name.clone();
+        let stdout = self.is_stdout();
+        let context = || {
+            if stdout {
+                "cannot write to stdout".to_string()
+            } else {
+                format!("cannot write {name}")
+            }
+        };
+        const BUF: usize = 1 << 20;
+        let result = match &mut self.kind {
             Kind::Stdout => {
-                let mut w = BufWriter::new(std::io::stdout().lock());
-                filter.write_to(&mut w).with_context(context)?;
+                let mut w = BufWriter::with_capacity(BUF, std::io::stdout());
+                let result = write(&mut w)?;
                 w.flush().with_context(context)?;
+                result
             }
             Kind::Direct(file) => {
-                let mut w = BufWriter::new(file);
-                filter.write_to(&mut w).with_context(context)?;
+                let mut w = BufWriter::with_capacity(BUF, file);
+                let result = write(&mut w)?;
                 w.flush().with_context(context)?;
+                result
             }
             Kind::Atomic {
                 file,
@@ -348,8 +380,8 @@ impl Output {
                 target,
                 dir,
             } => {
-                let mut w = BufWriter::new(&mut *file);
-                filter.write_to(&mut w).with_context(context)?;
+                let mut w = BufWriter::with_capacity(BUF, &mut *file);
+                let result = write(&mut w)?;
                 w.flush().with_context(context)?;
                 drop(w);
                 file.sync_all()
@@ -367,9 +399,10 @@ impl Output {
                 File::open(&*dir)
                     .and_then(|d| d.sync_all())
                     .with_context(|| format!("cannot write {name}: syncing the directory"))?;
+                result
             }
-        }
-        Ok(())
+        };
+        Ok(result)
     }
 }
 

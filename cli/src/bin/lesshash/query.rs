@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use crate::input::{KeyKind, int_key};
+use crate::input::{Keys, check_kinds, int_key};
 use crate::output::FilterArg;
 
 #[derive(clap::Args, Debug)]
@@ -20,9 +20,16 @@ pub(crate) struct Args {
 
     /// How each key's text becomes the bytes that are hashed: `text` or
     /// `int` (a decimal 64-bit integer, as the crate's and Python's integer
-    /// keys), as for `build` and `filter`.
-    #[arg(long = "keys", value_enum, value_name = "KIND", default_value_t = KeyKind::Text)]
-    kind: KeyKind,
+    /// keys), as for `build` and `filter`. A filter that records integer
+    /// keys refuses text keys and the other way round (see --any-keys).
+    #[arg(long = "keys", value_enum, value_name = "KIND", default_value_t = Keys::Text)]
+    kind: Keys,
+
+    /// Query even when the filter records keys of another kind (integers
+    /// against text or bytes), which answer "no" unless the bytes really
+    /// are the same.
+    #[arg(long)]
+    any_keys: bool,
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
@@ -30,13 +37,25 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
     // A few keys: read only the pages their probes need.
     opened.advise_random();
     let filter = opened.view();
+    if !args.any_keys {
+        check_kinds(
+            &args.filter.filter.display().to_string(),
+            filter.key_kind(),
+            args.kind.kind(),
+            &format!("these keys (--keys {}) are", args.kind.kind_arg()),
+            match args.kind {
+                Keys::Text => "give --keys int",
+                Keys::Int => "give --keys text",
+            },
+        )?;
+    }
     let mut out = std::io::stdout().lock();
     let mut all = true;
     for key in &args.keys {
         let bytes = key.as_encoded_bytes();
         let present = match args.kind {
-            KeyKind::Text => filter.contains(bytes),
-            KeyKind::Int => {
+            Keys::Text => filter.contains(bytes),
+            Keys::Int => {
                 let Some(int) = int_key(bytes) else {
                     anyhow::bail!(
                         "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",

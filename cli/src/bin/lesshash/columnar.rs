@@ -1,0 +1,719 @@
+//! Parquet and Arrow IPC input and output: record batches read from a file
+//! (row group after row group, batch after batch, in bounded memory), the
+//! key column chosen by name, and the selected rows written back whole in
+//! Parquet (columns encoded in parallel) or Arrow IPC.
+//!
+//! Keys are hashed by their column's Arrow type, through the library's
+//! encoding table (`lesshash::arrow`, docs/guide.md): an Int32 or Int64
+//! column answers as `--keys int` lines do, a Utf8 column as text lines.
+
+use std::fs::File;
+use std::io::{self, Seek, SeekFrom, Write};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, sync_channel};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchReader};
+use arrow_ipc::reader::{FileReader, StreamReader};
+use arrow_ipc::writer::{FileWriter, StreamWriter};
+use arrow_schema::{DataType, SchemaRef};
+use lesshash::KeyKind;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
+    ParquetRecordBatchReaderBuilder,
+};
+use parquet::arrow::arrow_writer::{
+    ArrowColumnWriter, ArrowRowGroupWriterFactory, ArrowWriter, compute_leaves,
+};
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use rayon::prelude::*;
+
+use crate::input::{Format, InputArgs};
+
+/// Rows per record batch read: large enough that a batch query amortises
+/// its set-up and a column's encoding its calls, small enough that a few
+/// batches of wide rows stay in memory.
+pub(crate) const BATCH_ROWS: usize = 64 << 10;
+
+/// Batches read ahead of the work on the reader thread.
+const READ_AHEAD: usize = 2;
+
+/// Rows per output row group when the input has none to follow (Arrow IPC
+/// input written as Parquet): the Parquet writer's default.
+const ROW_GROUP_ROWS: usize = 1 << 20;
+
+/// A Parquet or Arrow IPC input, opened: its file (stdin copied to an
+/// unnamed temporary file first, as Parquet must be read from the end),
+/// schema and, for Parquet, metadata.
+pub(crate) struct Columnar {
+    /// The input's name, for messages.
+    pub name: String,
+    /// Parquet, an Arrow IPC file or stream.
+    pub format: Format,
+    /// The open file (each pass reads a clone from its start).
+    file: File,
+    schema: SchemaRef,
+    /// The Parquet footer, read once.
+    parquet: Option<ArrowReaderMetadata>,
+}
+
+/// The key column of a columnar input.
+#[derive(Debug, Clone)]
+pub(crate) struct KeyColumn {
+    /// Its index in the schema.
+    pub index: usize,
+    /// Its name.
+    pub name: String,
+    /// Its Arrow type.
+    pub data_type: DataType,
+    /// The kind of keys it holds (its type, through the encoding table).
+    pub kind: KeyKind,
+}
+
+impl KeyColumn {
+    /// "column user_id (Int64) of events.parquet", for messages.
+    pub(crate) fn describe(&self, input: &str) -> String {
+        format!("column {} ({}) of {input}", self.name, self.data_type)
+    }
+}
+
+impl Columnar {
+    /// Opens `input`, whose format [`InputArgs::detect`] found to be
+    /// `format` (a columnar one), and reads its schema.
+    pub(crate) fn open(input: &InputArgs, format: Format) -> Result<Self> {
+        let name = input.name();
+        let file = match input.path() {
+            Some(p) if input.len().is_some() => {
+                File::open(p).with_context(|| format!("cannot open input {name}"))?
+            }
+            _ => {
+                // Parquet's footer is at the end and Arrow files are read
+                // twice without --items: a stream (stdin, a pipe) goes to a
+                // file with no name, which the OS removes however the
+                // process ends.
+                let mut tmp = tempfile::tempfile()
+                    .context("cannot create a temporary file for stdin (set TMPDIR)")?;
+                io::copy(&mut input.open()?, &mut tmp)
+                    .with_context(|| format!("cannot copy {name} to a temporary file"))?;
+                tmp
+            }
+        };
+        let what = format.name();
+        let context = || format!("cannot read input {name} as {what}");
+        let mut parquet = None;
+        let schema = match format {
+            Format::Parquet => {
+                let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+                    .with_context(context)?;
+                let schema = Arc::clone(meta.schema());
+                parquet = Some(meta);
+                schema
+            }
+            Format::ArrowFile => FileReader::try_new_buffered(rewound(&file)?, None)
+                .with_context(context)?
+                .schema(),
+            Format::ArrowStream => StreamReader::try_new_buffered(rewound(&file)?, None)
+                .with_context(context)?
+                .schema(),
+            Format::Lines | Format::Csv => unreachable!("a columnar format"),
+        };
+        Ok(Columnar {
+            name,
+            format,
+            file,
+            schema,
+            parquet,
+        })
+    }
+
+    /// The number of rows, when the footer says (Parquet).
+    pub(crate) fn rows(&self) -> Option<u64> {
+        let meta = self.parquet.as_ref()?;
+        Some(meta.metadata().file_metadata().num_rows().max(0) as u64)
+    }
+
+    /// The input's schema.
+    pub(crate) fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The key column: `--column NAME`, `--field N`, or the only column;
+    /// its type must have a key encoding, and `--keys`, if given, must
+    /// agree with it.
+    pub(crate) fn key_column(&self, input: &InputArgs) -> Result<KeyColumn> {
+        let fields = self.schema.fields();
+        let listing = || {
+            fields
+                .iter()
+                .map(|f| format!("{} ({})", f.name(), f.data_type()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let index = if let Some(name) = &input.column {
+            self.schema.index_of(name).map_err(|_| {
+                anyhow!(
+                    "{} has no column {name:?}; its columns: {}",
+                    self.name,
+                    listing()
+                )
+            })?
+        } else if let Some(n) = input.field {
+            let i = n as usize - 1;
+            if i >= fields.len() {
+                bail!(
+                    "{} has {} columns, so no --field {n}; its columns: {}",
+                    self.name,
+                    fields.len(),
+                    listing()
+                );
+            }
+            i
+        } else if fields.len() == 1 {
+            0
+        } else {
+            bail!(
+                "{} has {} columns: name the key column with --column NAME; its columns: {}",
+                self.name,
+                fields.len(),
+                listing()
+            );
+        };
+        let field = &fields[index];
+        let mut key = KeyColumn {
+            index,
+            name: field.name().clone(),
+            data_type: field.data_type().clone(),
+            kind: KeyKind::Unrecorded,
+        };
+        key.kind = lesshash::arrow::key_kind_of(field.data_type())
+            .map_err(|e| anyhow!("{} cannot be a key column: {e}", key.describe(&self.name)))?;
+        if let Some(keys) = input.keys
+            && !keys.kind().accepts(key.kind)
+        {
+            bail!(
+                "--keys {} does not match {}, which holds {} keys: Parquet and Arrow keys are \
+                 hashed by their column's type (drop --keys)",
+                keys.kind_arg(),
+                key.describe(&self.name),
+                key.kind
+            );
+        }
+        Ok(key)
+    }
+
+    /// The number of non-null keys in `key`'s column from the Parquet
+    /// footer alone: the rows less the nulls the column statistics count
+    /// (the rows where a row group has no null count). `None` for Arrow
+    /// IPC, whose footer does not count rows.
+    pub(crate) fn counted_keys(&self, key: &KeyColumn) -> Option<u64> {
+        let meta = self.parquet.as_ref()?;
+        let descr = meta.parquet_schema();
+        // The key's leaf column: a top-level column of a key type is one.
+        let leaves: Vec<usize> = (0..descr.num_columns())
+            .filter(|&leaf| descr.get_column_root_idx(leaf) == key.index)
+            .collect();
+        let mut keys = 0u64;
+        for rg in meta.metadata().row_groups() {
+            let rows = rg.num_rows().max(0) as u64;
+            let nulls = match leaves[..] {
+                [leaf] => rg
+                    .column(leaf)
+                    .statistics()
+                    .and_then(|s| s.null_count_opt())
+                    .unwrap_or(0),
+                _ => 0,
+            };
+            keys += rows.saturating_sub(nulls);
+        }
+        Some(keys)
+    }
+
+    /// The number of non-null keys in `key`'s column, read (that column
+    /// only).
+    pub(crate) fn count_keys(&self, key: &KeyColumn) -> Result<u64> {
+        let mut n = 0u64;
+        for batch in self.batches(Some(key.index))? {
+            let (_, batch) = batch?;
+            let column = batch.column(0);
+            n += (column.len() - column.logical_null_count()) as u64;
+        }
+        Ok(n)
+    }
+
+    /// The record batches, each with the index of the Parquet row group it
+    /// is from (0 for Arrow IPC), in input order; `column`: that column
+    /// only. The iterator owns what it reads, so that a thread of its own
+    /// can run it ([`read_ahead`]).
+    pub(crate) fn batches(&self, column: Option<usize>) -> Result<Batches> {
+        let name = self.name.clone();
+        let what = self.format.name();
+        let context = move || format!("cannot read input {name} as {what}");
+        let projection = column.map(|c| vec![c]);
+        let inner = match self.format {
+            Format::Parquet => {
+                let meta = self.parquet.clone().expect("Parquet metadata");
+                let mask = match column {
+                    Some(c) => ProjectionMask::roots(meta.parquet_schema(), [c]),
+                    None => ProjectionMask::all(),
+                };
+                Inner::Parquet {
+                    groups: 0..meta.metadata().num_row_groups(),
+                    file: self.file.try_clone().with_context(context.clone())?,
+                    meta,
+                    mask,
+                    current: None,
+                }
+            }
+            Format::ArrowFile => Inner::Arrow(Box::new(
+                FileReader::try_new_buffered(rewound(&self.file)?, projection)
+                    .with_context(context.clone())?,
+            )),
+            Format::ArrowStream => Inner::Arrow(Box::new(
+                StreamReader::try_new_buffered(rewound(&self.file)?, projection)
+                    .with_context(context.clone())?,
+            )),
+            Format::Lines | Format::Csv => unreachable!("a columnar format"),
+        };
+        Ok(Batches {
+            inner,
+            context: Box::new(context),
+        })
+    }
+
+    /// The Parquet writer's properties for output of this input: each
+    /// column's codec as in the input's first row group (Snappy for Arrow
+    /// input, or a Parquet file without row groups), its key-value metadata
+    /// (pandas' among them), no row-group size limit (the caller cuts row
+    /// groups where the input's end).
+    pub(crate) fn writer_properties(&self) -> WriterProperties {
+        let mut props = WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_max_row_group_row_count(None)
+            .set_max_row_group_bytes(None);
+        if let Some(meta) = &self.parquet {
+            let file = meta.metadata().file_metadata();
+            if let Some(kv) = file.key_value_metadata() {
+                // The writer adds the Arrow schema of what it writes.
+                let kept = kv.iter().filter(|kv| kv.key != "ARROW:schema").cloned();
+                props = props.set_key_value_metadata(Some(kept.collect()));
+            }
+            if let Some(rg) = meta.metadata().row_groups().first() {
+                for column in rg.columns() {
+                    props = props
+                        .set_column_compression(column.column_path().clone(), column.compression());
+                }
+            }
+        }
+        props.build()
+    }
+}
+
+/// A clone of `file` (the same open file, sharing its offset: one reader
+/// at a time) read from its start.
+pub(crate) fn rewound(file: &File) -> Result<File> {
+    let mut f = file.try_clone().context("cannot reopen the input")?;
+    f.seek(SeekFrom::Start(0))
+        .context("cannot rewind the input")?;
+    Ok(f)
+}
+
+/// The record batches of a columnar input ([`Columnar::batches`]).
+pub(crate) struct Batches {
+    inner: Inner,
+    /// The context of a read error: the input's name and format.
+    context: Box<dyn Fn() -> String + Send>,
+}
+
+/// The readers behind [`Batches`].
+enum Inner {
+    /// Row group after row group, each its own reader.
+    Parquet {
+        groups: std::ops::Range<usize>,
+        file: File,
+        meta: ArrowReaderMetadata,
+        mask: ProjectionMask,
+        /// The row group being read, and its reader.
+        current: Option<(usize, ParquetRecordBatchReader)>,
+    },
+    /// An Arrow IPC file or stream reader.
+    Arrow(Box<dyn RecordBatchReader + Send>),
+}
+
+impl Iterator for Batches {
+    /// A batch and the row group it is from.
+    type Item = Result<(usize, RecordBatch)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let result = match &mut self.inner {
+            Inner::Arrow(reader) => reader.next()?.map(|b| (0, b)).map_err(anyhow::Error::new),
+            Inner::Parquet {
+                groups,
+                file,
+                meta,
+                mask,
+                current,
+            } => loop {
+                if let Some((group, reader)) = current {
+                    match reader.next() {
+                        Some(Ok(batch)) => break Ok((*group, batch)),
+                        Some(Err(e)) => break Err(anyhow::Error::new(e)),
+                        None => *current = None,
+                    }
+                }
+                let group = groups.next()?;
+                let reader = file.try_clone().map_err(anyhow::Error::new).and_then(|f| {
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
+                        .with_row_groups(vec![group])
+                        .with_projection(mask.clone())
+                        .with_batch_size(BATCH_ROWS)
+                        .build()
+                        .map_err(anyhow::Error::new)
+                });
+                match reader {
+                    Ok(reader) => *current = Some((group, reader)),
+                    Err(e) => break Err(e),
+                }
+            },
+        };
+        Some(result.with_context(|| (self.context)()))
+    }
+}
+
+/// Runs `iter` on a thread of its own, `READ_AHEAD` items ahead of the
+/// caller, so that reading and decoding the next batches overlaps the work
+/// on this one. `None` ends the items; a receiver that sees the channel
+/// closed without it knows the thread stopped (a panic). The thread ends
+/// when the items do, at the first error, or when the receiver is dropped.
+fn read_ahead<T: Send + 'static>(
+    iter: impl Iterator<Item = Result<T>> + Send + 'static,
+) -> Result<Receiver<Result<Option<T>>>> {
+    let (tx, rx) = sync_channel(READ_AHEAD);
+    std::thread::Builder::new()
+        .name("lesshash-reader".into())
+        .spawn(move || {
+            for item in iter {
+                let failed = item.is_err();
+                if tx.send(item.map(Some)).is_err() || failed {
+                    return;
+                }
+            }
+            let _ = tx.send(Ok(None));
+        })
+        .context("cannot start the reader thread")?;
+    Ok(rx)
+}
+
+/// The selection of a batch's rows: those whose key is possibly in the
+/// filter (`invert`: certainly not). A null key is not in the filter: its
+/// row is dropped, or kept by `invert`.
+pub(crate) fn selection(answers: &BooleanArray, invert: bool) -> BooleanArray {
+    let mut keep = answers.values().clone();
+    if let Some(nulls) = answers.nulls() {
+        keep = &keep & nulls.inner();
+    }
+    if invert {
+        keep = !&keep;
+    }
+    BooleanArray::new(keep, None)
+}
+
+/// The rows of `batch` that `mask` selects (no nulls in it), each column
+/// filtered on the pool when there is one.
+pub(crate) fn select_rows(
+    batch: &RecordBatch,
+    mask: &BooleanArray,
+    pool: Option<&rayon::ThreadPool>,
+) -> Result<RecordBatch> {
+    let selected = mask.true_count();
+    if selected == batch.num_rows() {
+        return Ok(batch.clone());
+    }
+    let predicate = arrow_select::filter::FilterBuilder::new(mask)
+        .optimize()
+        .build();
+    let columns: Vec<ArrayRef> = match pool {
+        Some(pool) if batch.num_columns() > 1 => pool.install(|| {
+            batch
+                .columns()
+                .par_iter()
+                .map(|c| predicate.filter(c))
+                .collect::<Result<_, _>>()
+        }),
+        _ => batch
+            .columns()
+            .iter()
+            .map(|c| predicate.filter(c))
+            .collect::<Result<_, _>>(),
+    }
+    .context("cannot select the rows")?;
+    let options = arrow_array::RecordBatchOptions::new().with_row_count(Some(selected));
+    RecordBatch::try_new_with_options(batch.schema(), columns, &options)
+        .context("cannot select the rows")
+}
+
+/// A columnar output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OutFormat {
+    /// A Parquet file.
+    Parquet,
+    /// An Arrow IPC file (Feather v2).
+    ArrowFile,
+    /// An Arrow IPC stream.
+    ArrowStream,
+}
+
+impl OutFormat {
+    /// The format an output file's name asks for (`.parquet`, `.arrow`,
+    /// `.feather`, `.arrows`), if it names one.
+    pub(crate) fn of_name(path: &std::path::Path) -> Option<OutFormat> {
+        let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "parquet" | "parq" | "pq" => OutFormat::Parquet,
+            "arrow" | "feather" | "ipc" => OutFormat::ArrowFile,
+            "arrows" => OutFormat::ArrowStream,
+            _ => return None,
+        })
+    }
+
+    /// The input's own format.
+    pub(crate) fn of_input(format: Format) -> OutFormat {
+        match format {
+            Format::ArrowFile => OutFormat::ArrowFile,
+            Format::ArrowStream => OutFormat::ArrowStream,
+            _ => OutFormat::Parquet,
+        }
+    }
+
+    /// A name for messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            OutFormat::Parquet => "Parquet",
+            OutFormat::ArrowFile => "Arrow IPC file",
+            OutFormat::ArrowStream => "Arrow IPC stream",
+        }
+    }
+}
+
+/// Where selected batches are written: Parquet, row group by row group,
+/// each column encoded on the pool; or Arrow IPC, batch by batch.
+pub(crate) enum Sink<W: Write + Send> {
+    /// Parquet, row group by row group.
+    Parquet(Box<ParquetSink<W>>),
+    /// An Arrow IPC file.
+    ArrowFile(FileWriter<W>),
+    /// An Arrow IPC stream.
+    ArrowStream(StreamWriter<W>),
+}
+
+impl<W: Write + Send> Sink<W> {
+    /// A writer of `format` with the input's `schema` (Parquet:
+    /// `props`; `follow_groups`: row groups end where the caller says, as
+    /// the input's do, instead of every [`ROW_GROUP_ROWS`] rows).
+    pub(crate) fn new(
+        format: OutFormat,
+        out: W,
+        schema: &SchemaRef,
+        props: WriterProperties,
+        follow_groups: bool,
+    ) -> Result<Self> {
+        let context = || format!("cannot write {} output", format.name());
+        Ok(match format {
+            OutFormat::Parquet => {
+                let writer = ArrowWriter::try_new(out, Arc::clone(schema), Some(props))
+                    .with_context(context)?;
+                let (writer, factory) = writer.into_serialized_writer().with_context(context)?;
+                Sink::Parquet(Box::new(ParquetSink {
+                    writer,
+                    factory,
+                    schema: Arc::clone(schema),
+                    columns: None,
+                    rows: 0,
+                    groups: 0,
+                    max_rows: (!follow_groups).then_some(ROW_GROUP_ROWS),
+                }))
+            }
+            OutFormat::ArrowFile => {
+                Sink::ArrowFile(FileWriter::try_new(out, schema).with_context(context)?)
+            }
+            OutFormat::ArrowStream => {
+                Sink::ArrowStream(StreamWriter::try_new(out, schema).with_context(context)?)
+            }
+        })
+    }
+
+    /// Appends `batch` (its rows' columns encoded on the pool when there is
+    /// one).
+    pub(crate) fn write(
+        &mut self,
+        batch: &RecordBatch,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<()> {
+        match self {
+            Sink::Parquet(sink) => sink.write(batch, pool),
+            Sink::ArrowFile(w) => w.write(batch).map_err(|e| {
+                let replaced = e.to_string().contains("Dictionary replacement");
+                let e = anyhow::Error::new(e);
+                if replaced {
+                    e.context(
+                        "an Arrow IPC file holds one dictionary per column, and this input's \
+                         dictionaries change between batches (a Parquet file's, between row \
+                         groups): write an Arrow IPC stream (-o OUT.arrows) or Parquet instead",
+                    )
+                } else {
+                    e
+                }
+            }),
+            Sink::ArrowStream(w) => w.write(batch).map_err(anyhow::Error::new),
+        }
+    }
+
+    /// Ends the current Parquet row group (an input row group ended); for
+    /// Arrow IPC, nothing.
+    pub(crate) fn end_group(&mut self, pool: Option<&rayon::ThreadPool>) -> Result<()> {
+        match self {
+            Sink::Parquet(sink) => sink.end_group(pool),
+            _ => Ok(()),
+        }
+    }
+
+    /// Writes the footer; the writer is then flushed by the caller.
+    pub(crate) fn finish(self, pool: Option<&rayon::ThreadPool>) -> Result<()> {
+        match self {
+            Sink::Parquet(mut sink) => {
+                sink.end_group(pool)?;
+                let ParquetSink { writer, .. } = *sink;
+                writer.close()?;
+            }
+            Sink::ArrowFile(mut w) => w.finish()?,
+            Sink::ArrowStream(mut w) => w.finish()?,
+        }
+        Ok(())
+    }
+}
+
+/// A Parquet file written row group by row group, each column's writer
+/// fed on the pool (the parallel column encoding of the parquet crate's
+/// `ArrowColumnWriter`): the same bytes on any number of threads.
+pub(crate) struct ParquetSink<W: Write + Send> {
+    writer: SerializedFileWriter<W>,
+    factory: ArrowRowGroupWriterFactory,
+    schema: SchemaRef,
+    /// The current row group's column writers (one per leaf column).
+    columns: Option<Vec<ArrowColumnWriter>>,
+    /// Rows in the current row group.
+    rows: usize,
+    /// Row groups written.
+    groups: usize,
+    /// Rows after which a row group ends by itself, if any.
+    max_rows: Option<usize>,
+}
+
+impl<W: Write + Send> ParquetSink<W> {
+    /// Appends `batch`, ending row groups every `max_rows` rows if set.
+    fn write(&mut self, batch: &RecordBatch, pool: Option<&rayon::ThreadPool>) -> Result<()> {
+        let mut batch = batch.clone();
+        while batch.num_rows() > 0 {
+            let room = self.max_rows.map_or(usize::MAX, |m| m - self.rows);
+            let now = batch.slice(0, room.min(batch.num_rows()));
+            batch = batch.slice(now.num_rows(), batch.num_rows() - now.num_rows());
+            self.write_part(&now, pool)?;
+            if self.max_rows.is_some_and(|m| self.rows >= m) {
+                self.end_group(pool)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Appends `batch` to the current row group (started if none is),
+    /// its leaf columns encoded on the pool.
+    fn write_part(&mut self, batch: &RecordBatch, pool: Option<&rayon::ThreadPool>) -> Result<()> {
+        if self.columns.is_none() {
+            self.columns = Some(self.factory.create_column_writers(self.groups)?);
+        }
+        let columns = self.columns.as_mut().expect("created above");
+        let mut leaves = Vec::with_capacity(columns.len());
+        for (field, column) in self.schema.fields().iter().zip(batch.columns()) {
+            leaves.extend(compute_leaves(field, column)?);
+        }
+        match pool {
+            Some(pool) if columns.len() > 1 => pool.install(|| {
+                columns
+                    .par_iter_mut()
+                    .zip(leaves.par_iter())
+                    .try_for_each(|(w, leaf)| w.write(leaf))
+            })?,
+            _ => {
+                for (w, leaf) in columns.iter_mut().zip(&leaves) {
+                    w.write(leaf)?;
+                }
+            }
+        }
+        self.rows += batch.num_rows();
+        Ok(())
+    }
+
+    /// Closes the current row group's column writers (on the pool) and
+    /// appends their chunks to the file, if a row group is open.
+    fn end_group(&mut self, pool: Option<&rayon::ThreadPool>) -> Result<()> {
+        let Some(columns) = self.columns.take() else {
+            return Ok(());
+        };
+        let chunks = match pool {
+            Some(pool) if columns.len() > 1 => pool.install(|| {
+                columns
+                    .into_par_iter()
+                    .map(ArrowColumnWriter::close)
+                    .collect::<Result<Vec<_>, _>>()
+            })?,
+            _ => columns
+                .into_iter()
+                .map(ArrowColumnWriter::close)
+                .collect::<Result<Vec<_>, _>>()?,
+        };
+        let mut group = self.writer.next_row_group()?;
+        for chunk in chunks {
+            chunk.append_to_row_group(&mut group)?;
+        }
+        group.close()?;
+        self.groups += 1;
+        self.rows = 0;
+        Ok(())
+    }
+}
+
+/// A reader of the input's batches: on a thread of its own with a pool
+/// (reading overlaps the work), on the calling thread without.
+pub(crate) enum Feed {
+    /// Read on the calling thread.
+    Here(Batches),
+    /// Read on a thread of its own ([`read_ahead`]).
+    Ahead(Receiver<Result<Option<(usize, RecordBatch)>>>),
+}
+
+impl Feed {
+    /// `batches`, read ahead on a thread of its own if `ahead`.
+    pub(crate) fn new(batches: Batches, ahead: bool) -> Result<Self> {
+        Ok(if ahead {
+            Feed::Ahead(read_ahead(batches)?)
+        } else {
+            Feed::Here(batches)
+        })
+    }
+}
+
+impl Iterator for Feed {
+    type Item = Result<(usize, RecordBatch)>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Feed::Here(b) => b.next(),
+            Feed::Ahead(rx) => match rx.recv() {
+                Ok(item) => item.transpose(),
+                Err(_) => Some(Err(anyhow!("the reader thread stopped"))),
+            },
+        }
+    }
+}
