@@ -3,9 +3,12 @@
 ``normalize(keys)`` returns one of:
 
 * a contiguous 1-d ``uint64`` NumPy array: every NumPy integer (and bool)
-  dtype, pandas integer columns. Keys hash as the 64-bit integer they are,
-  exactly as a Python ``int`` does (``int64`` is reinterpreted, not copied:
-  a negative key hashes as its two's-complement bytes, as in Rust);
+  dtype, pandas integer columns, NumPy ``datetime64`` / ``timedelta64``
+  and pandas datetime columns (as their integer count of the unit, as
+  Arrow's timestamps, dates and durations are; ``NaT`` is a missing value,
+  refused). Keys hash as the 64-bit integer they are, exactly as a Python
+  ``int`` does (``int64`` is reinterpreted, not copied: a negative key
+  hashes as its two's-complement bytes, as in Rust);
 * a ``FixedWidth``: NumPy fixed-width bytes (``S``, a ``uint8`` buffer) and
   unicode (``U``, a ``uint32`` buffer) arrays as their raw buffers and item
   width (the extension strips NumPy's trailing NUL padding, as NumPy does
@@ -53,6 +56,15 @@ def _from_numpy(arr: np.ndarray):
             return arr.astype(np.uint64)
         # Narrower signed ints: widen as int64 (sign kept), then reinterpret.
         return arr.astype(np.int64).view(np.uint64)
+    if kind in "mM":
+        # Their int64 count of the unit (what Arrow's temporal types hold).
+        missing = np.isnat(arr)
+        if missing.any():
+            raise ValueError(
+                f"keys contain {int(missing.sum())} missing values (NaT; the first at position "
+                f"{int(np.flatnonzero(missing)[0])}); drop or fill them first"
+            )
+        return np.ascontiguousarray(arr).view(np.int64).view(np.uint64)
     if kind == "S":
         arr = np.ascontiguousarray(arr)
         return FixedWidth("S", arr.view(np.uint8).reshape(-1), arr.dtype.itemsize)
@@ -87,6 +99,10 @@ def _from_pandas(obj):
     pa_array = getattr(array, "_pa_array", None)  # ArrowExtensionArray, ArrowStringArray
     if pa_array is not None:
         return pa_array
+    if getattr(dtype, "kind", None) == "M" and getattr(dtype, "tz", None) is not None:
+        # Time-zone-aware datetimes: the UTC instant in the column's unit
+        # (the zone is not part of the key, as for Arrow's timestamps).
+        return _from_numpy(obj.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy())
     if getattr(dtype, "kind", None) in _INT_KINDS and not isinstance(dtype, np.dtype):
         # pandas' nullable Int64/UInt8/boolean...: no NA allowed.
         if obj.isna().any():

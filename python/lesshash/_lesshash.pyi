@@ -9,6 +9,7 @@ import numpy.typing as npt
 Key = Union[int, str, bytes, bytearray, memoryview]
 Keys = Any  # NumPy / PyArrow / pandas arrays, or an iterable of Key
 Path = Union[str, PathLike[str]]
+KeyKind = Literal["unrecorded", "int64", "text", "bytes", "mixed"]
 
 DEFAULT_SEED: int
 KERNEL: str
@@ -81,6 +82,14 @@ class BloomFilter:
     def fill_ratio(self) -> float: ...
     @property
     def nbytes(self) -> int: ...
+    @property
+    def key_kind(self) -> KeyKind:
+        """The kind of keys the filter holds (recorded by inserts, kept in
+        its file); queries with keys of the other family raise TypeError."""
+    @key_kind.setter
+    def key_kind(self, kind: KeyKind) -> None:
+        """``"mixed"`` lets keys of every kind query the filter (a map's:
+        this object only, the file unchanged)."""
 
 class CountMinSketch:
     def __init__(

@@ -468,8 +468,10 @@ def _filter_arg(bloom, client):
         return bloom
     _check(bloom)
     if bloom.read_only:
-        _, (path, verify) = bloom.__reduce__()  # how a map pickles
-        return _FilterFile(path, verify)
+        # How a map pickles: its path, verify flag and, where set on it
+        # (``bf.key_kind = ...``), its key kind.
+        _, (path, verify, *key_kind) = bloom.__reduce__()
+        return _FilterFile(path, verify, key_kind=key_kind[0] if key_kind else None)
     if _client(client) is not None:
         return scatter(bloom, client)
     return delayed(bloom, name=f"lesshash-bloom-{uuid.uuid4().hex}", traverse=False)
@@ -479,10 +481,12 @@ class _FilterFile:
     """A filter file on storage every worker sees, in the graph by its
     path: each process maps it once (``_mapped``)."""
 
-    __slots__ = ("path", "verify", "identity")
+    __slots__ = ("path", "verify", "identity", "key_kind")
 
-    def __init__(self, path: str, verify: bool, identity: tuple = ()):
+    def __init__(self, path: str, verify: bool, identity: tuple = (), key_kind=None):
         self.path, self.verify, self.identity = path, verify, identity
+        # The key kind a mapped filter was set to answer as (None: the file's).
+        self.key_kind = key_kind
 
     @classmethod
     def check(cls, path) -> _FilterFile:
@@ -500,14 +504,15 @@ class _FilterFile:
         return cls(path, False, identity)
 
     def __reduce__(self):
-        return _FilterFile, (self.path, self.verify, self.identity)
+        return _FilterFile, (self.path, self.verify, self.identity, self.key_kind)
 
     def __dask_tokenize__(self):
         # The file as the client saw it: a replaced file is a new input.
-        return ("lesshash-bloom-file", self.path, self.verify, self.identity)
+        return ("lesshash-bloom-file", self.path, self.verify, self.identity, self.key_kind)
 
     def __repr__(self) -> str:
-        return f"_FilterFile({self.path!r}, verify={self.verify})"
+        kind = "" if self.key_kind is None else f", key_kind={self.key_kind!r}"
+        return f"_FilterFile({self.path!r}, verify={self.verify}{kind})"
 
 
 def _identity(st: os.stat_result) -> tuple:
@@ -526,7 +531,7 @@ def _mapped(ref: _FilterFile) -> BloomFilter:
     # Stat before opening: a file replaced in between is mapped new and
     # recorded old, so the next task maps it again (never a stale map kept).
     identity = _identity(os.stat(ref.path))
-    key = (ref.path, ref.verify)
+    key = (ref.path, ref.verify, ref.key_kind)
     with _MAPS_LOCK:  # a worker's threads open a file once between them
         held = _MAPS.get(key)
         if held is not None and held[0] == identity:
@@ -535,6 +540,8 @@ def _mapped(ref: _FilterFile) -> BloomFilter:
         # (replaced since) is verified here.
         verify = ref.verify or (bool(ref.identity) and identity != ref.identity)
         bf = BloomFilter.open(ref.path, verify=verify)
+        if ref.key_kind is not None:
+            bf.key_kind = ref.key_kind
         _MAPS[key] = (identity, bf)
         return bf
 

@@ -8,7 +8,8 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
-use lesshash::{Error, FilterView, MappedFilter};
+use lesshash::format::{HEADER_LEN, TRAILER_LEN};
+use lesshash::{Error, FilterView, KeyKind, MappedFilter};
 
 use crate::persist::Persisted;
 
@@ -25,6 +26,10 @@ pub enum Backing {
         /// Whether the checksum was verified at open (kept so that the
         /// filter pickles, and ships to Dask workers, as it was opened).
         verified: bool,
+        /// The key kind this filter answers as: the file's, until set
+        /// (`bf.key_kind = ...`; the file is not changed). Every view,
+        /// copy, serialization and pickle of the map carries it.
+        key_kind: KeyKind,
     },
 }
 
@@ -35,7 +40,35 @@ impl Backing {
         match self {
             Self::Owned(f) => f.view(),
             Self::Lent(f) => f.view(),
-            Self::Mapped { filter, .. } => filter.view(),
+            Self::Mapped {
+                filter, key_kind, ..
+            } => filter.view().with_key_kind(*key_kind),
+        }
+    }
+
+    /// Sets the recorded key kind: an owned filter's (kept in its bytes
+    /// and files), a map's for this object only (the file is read-only).
+    pub fn set_key_kind(&mut self, kind: KeyKind) {
+        match self {
+            Self::Mapped { key_kind, .. } => *key_kind = kind,
+            // Unchanged, a lent filter's bits are not copied.
+            _ if self.view().key_kind() == kind => {}
+            _ => {
+                if let Some(f) = self.owned_mut() {
+                    f.set_key_kind(kind);
+                }
+            }
+        }
+    }
+
+    /// The file's key kind where this map answers as another
+    /// (`set_key_kind`); `None` for an owned filter or a map as its file.
+    pub fn key_kind_override(&self) -> Option<KeyKind> {
+        match self {
+            Self::Mapped {
+                filter, key_kind, ..
+            } => (filter.key_kind() != *key_kind).then_some(*key_kind),
+            _ => None,
         }
     }
 
@@ -47,6 +80,7 @@ impl Backing {
             MappedFilter::open_unverified(path)
         }?;
         Ok(Self::Mapped {
+            key_kind: filter.key_kind(),
             filter,
             verified: verify,
         })
@@ -57,7 +91,9 @@ impl Backing {
     pub fn mapped(&self) -> Option<(&Path, bool)> {
         match self {
             Self::Owned(_) | Self::Lent(_) => None,
-            Self::Mapped { filter, verified } => Some((filter.path(), *verified)),
+            Self::Mapped {
+                filter, verified, ..
+            } => Some((filter.path(), *verified)),
         }
     }
 
@@ -97,7 +133,8 @@ impl Backing {
         match self {
             Self::Owned(f) => Ok(Cow::Borrowed(f)),
             Self::Lent(f) => Ok(Cow::Borrowed(f)),
-            Self::Mapped { filter, .. } => filter.to_filter().map(Cow::Owned),
+            // The view carries the map's key kind.
+            Self::Mapped { .. } => self.view().to_filter().map(Cow::Owned),
         }
     }
 
@@ -130,8 +167,20 @@ impl Persisted for Backing {
         match self {
             Self::Owned(f) => f.to_bytes(),
             Self::Lent(f) => f.to_bytes(),
-            // The map is the serialized filter, byte for byte.
-            Self::Mapped { filter, .. } => filter.as_bytes().to_vec(),
+            Self::Mapped { filter, .. } => {
+                // The map is the serialized filter, byte for byte; with
+                // another key kind, a new header and checksum.
+                let mut bytes = filter.as_bytes().to_vec();
+                if let Some(kind) = self.key_kind_override() {
+                    let mut header = *filter.header();
+                    header.key_kind = kind;
+                    let (head, rest) = bytes.split_at_mut(HEADER_LEN);
+                    head.copy_from_slice(&header.to_bytes());
+                    let (payload, trailer) = rest.split_at_mut(rest.len() - TRAILER_LEN);
+                    trailer.copy_from_slice(&checksum(head, payload).to_le_bytes());
+                }
+                bytes
+            }
         }
     }
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
@@ -141,10 +190,24 @@ impl Persisted for Backing {
         match self {
             Self::Owned(f) => f.write_file(path),
             Self::Lent(f) => f.write_file(path),
+            // A map with another key kind: written from a copy in memory
+            // (`MappedFilter::write_file` writes the file's own bytes).
+            Self::Mapped { .. } if self.key_kind_override().is_some() => {
+                self.owned()?.write_file(path)
+            }
             Self::Mapped { filter, .. } => filter.write_file(path),
         }
     }
     fn read_file(path: &Path) -> Result<Self, Error> {
         lesshash::BloomFilter::read_file(path).map(Self::Owned)
     }
+}
+
+/// The format's checksum of a serialized filter (its trailer): XXH3-64 of
+/// the header and the payload.
+pub fn checksum(header: &[u8], payload: &[u8]) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(header);
+    h.update(payload);
+    h.digest()
 }

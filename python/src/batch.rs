@@ -18,6 +18,7 @@
 //! parallel task, more than one thread), and on the calling thread
 //! otherwise.
 
+use lesshash::KeyKind;
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -30,10 +31,25 @@ use crate::keys::{
     for_each_chunk, ucs4,
 };
 
-/// A piece of a batch: integer keys as `u64` bit patterns, or byte-string
+/// A piece of a batch: its keys, and their kind.
+#[derive(Clone, Copy)]
+pub struct Keys<'a> {
+    pub data: KeyData<'a>,
+    /// The kind of the piece's keys (`KeyKind::combine` of each key's;
+    /// `Unrecorded` for an empty list).
+    pub kind: KeyKind,
+    /// Whether `kind` is the whole batch's, known from its type before any
+    /// key is read (a NumPy dtype, an Arrow type): a query checks it
+    /// before the work. A list, tuple or iterable arrives in chunks whose
+    /// kinds combine into the batch's (a batch of ints and strs is
+    /// `mixed`), so a query checks that once all are read.
+    pub typed: bool,
+}
+
+/// The keys of a piece: integer keys as `u64` bit patterns, or byte-string
 /// keys (UTF-8 for `str`).
 #[derive(Clone, Copy)]
-pub enum Keys<'a> {
+pub enum KeyData<'a> {
     U64(&'a [u64]),
     Bytes(&'a [&'a [u8]]),
 }
@@ -42,17 +58,41 @@ pub enum Keys<'a> {
 /// `&[K]` of a `K: lesshash::Key + Copy + Sync`: one body for both key types.
 macro_rules! with_keys {
     ($keys:expr, $k:ident => $body:expr) => {
-        match $keys {
-            $crate::batch::Keys::U64($k) => $body,
-            $crate::batch::Keys::Bytes($k) => $body,
+        match $keys.data {
+            $crate::batch::KeyData::U64($k) => $body,
+            $crate::batch::KeyData::Bytes($k) => $body,
         }
     };
 }
 pub(crate) use with_keys;
 
-impl Keys<'_> {
+impl<'a> Keys<'a> {
     pub fn len(self) -> usize {
         with_keys!(self, k => k.len())
+    }
+
+    /// Integer keys of a typed batch (kind `Int64`).
+    fn ints(k: &'a [u64]) -> Self {
+        Self::typed(KeyData::U64(k), KeyKind::Int64)
+    }
+
+    /// Byte-string keys of a typed batch of `kind` (`Text` or `Bytes`).
+    fn bytes(k: &'a [&'a [u8]], kind: KeyKind) -> Self {
+        Self::typed(KeyData::Bytes(k), kind)
+    }
+
+    /// No keys have no kind: an empty array of any type records nothing
+    /// and queries any filter (as an empty list does).
+    fn typed(data: KeyData<'a>, kind: KeyKind) -> Self {
+        let mut keys = Self {
+            data,
+            kind,
+            typed: true,
+        };
+        if keys.len() == 0 {
+            keys.kind = KeyKind::Unrecorded;
+        }
+        keys
     }
 }
 
@@ -77,10 +117,10 @@ pub fn counts_array<'py>(counts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAn
 /// returns how many there were. `sink(py, piece, first)` does the batch's
 /// work on one piece of the keys, `first` being the index of the piece's
 /// first key in the whole batch; it releases the GIL for the work (through
-/// `Shared`'s detached calls).
+/// `Shared`'s detached calls). An error of the sink ends the batch there.
 pub fn feed(
     keys: &Bound<'_, PyAny>,
-    mut sink: impl FnMut(Python<'_>, Keys<'_>, usize),
+    mut sink: impl FnMut(Python<'_>, Keys<'_>, usize) -> PyResult<()>,
 ) -> PyResult<usize> {
     let py = keys.py();
     if keys.is_instance_of::<PyString>() || keys.is_instance_of::<PyBytes>() {
@@ -99,7 +139,7 @@ pub fn feed(
         let slice = array.as_slice().map_err(|_| {
             PyValueError::new_err("internal: normalized uint64 keys are not contiguous")
         })?;
-        sink(py, Keys::U64(slice), 0);
+        sink(py, Keys::ints(slice), 0)?;
         return Ok(slice.len());
     }
     if let Ok(kind) = keys.getattr(pyo3::intern!(py, "lesshash_fixed_kind")) {
@@ -107,14 +147,14 @@ pub fn feed(
         let kind: String = kind.extract()?;
         let width: usize = keys.getattr("width")?.extract()?;
         let data = keys.getattr("data")?;
-        let buf: KeyBuffer = match kind.as_str() {
+        let (buf, kind): (KeyBuffer, _) = match kind.as_str() {
             "S" => {
                 let data = data.extract::<PyReadonlyArray1<'_, u8>>()?;
-                fixed_bytes(contiguous(&data)?, width)?
+                (fixed_bytes(contiguous(&data)?, width)?, KeyKind::Bytes)
             }
             "U" => {
                 let data = data.extract::<PyReadonlyArray1<'_, u32>>()?;
-                ucs4(contiguous(&data)?, width)?
+                (ucs4(contiguous(&data)?, width)?, KeyKind::Text)
             }
             other => {
                 return Err(PyValueError::new_err(format!(
@@ -123,7 +163,7 @@ pub fn feed(
             }
         };
         let slices = buf.slices();
-        sink(py, Keys::Bytes(&slices), 0);
+        sink(py, Keys::bytes(&slices, kind), 0)?;
         return Ok(slices.len());
     }
     let arrow = pyo3::intern!(py, "__arrow_c_array__");
@@ -139,9 +179,9 @@ pub fn feed(
             let chunk = decode_dictionary(chunk)?;
             let n = chunk.len();
             match arrow_keys(&chunk, first)? {
-                ArrowKeys::U64Borrowed(k) => sink(py, Keys::U64(k), first),
-                ArrowKeys::U64Owned(k) => sink(py, Keys::U64(&k), first),
-                ArrowKeys::Bytes(k) => sink(py, Keys::Bytes(&k), first),
+                ArrowKeys::U64Borrowed(k) => sink(py, Keys::ints(k), first)?,
+                ArrowKeys::U64Owned(k) => sink(py, Keys::ints(&k), first)?,
+                ArrowKeys::Bytes(k, kind) => sink(py, Keys::bytes(&k, kind), first)?,
             }
             first += n;
         }
@@ -149,7 +189,7 @@ pub fn feed(
     }
     let mut total = 0;
     for_each_chunk(&keys, |keys, first| {
-        feed_collected(py, keys, first, &mut sink);
+        feed_collected(py, keys, first, &mut sink)?;
         total = first + keys.len();
         Ok(())
     })?;
@@ -160,28 +200,48 @@ fn feed_collected(
     py: Python<'_>,
     keys: &Collected,
     first: usize,
-    sink: &mut impl FnMut(Python<'_>, Keys<'_>, usize),
-) {
+    sink: &mut impl FnMut(Python<'_>, Keys<'_>, usize) -> PyResult<()>,
+) -> PyResult<()> {
+    let kind = keys.kind();
     match keys.batch() {
-        Batch::U64(k) => sink(py, Keys::U64(k), first),
-        Batch::Bytes(buf) => sink(py, Keys::Bytes(&buf.slices()), first),
+        Batch::U64(k) => sink(
+            py,
+            Keys {
+                data: KeyData::U64(k),
+                kind,
+                typed: false,
+            },
+            first,
+        ),
+        Batch::Bytes(buf) => sink(
+            py,
+            Keys {
+                data: KeyData::Bytes(&buf.slices()),
+                kind,
+                typed: false,
+            },
+            first,
+        ),
     }
 }
 
 /// [`feed`] for a query: one answer per key, in order. `answer(py, piece,
 /// out)` writes the answers of a piece's keys into `out` (as long as the
-/// piece, filled with `T::default()`).
+/// piece, filled with `T::default()`). Returns the answers and the kind of
+/// the batch's keys (every piece's combined).
 pub fn answers<T: Clone + Default>(
     keys: &Bound<'_, PyAny>,
-    mut answer: impl FnMut(Python<'_>, Keys<'_>, &mut [T]),
-) -> PyResult<Vec<T>> {
+    mut answer: impl FnMut(Python<'_>, Keys<'_>, &mut [T]) -> PyResult<()>,
+) -> PyResult<(Vec<T>, KeyKind)> {
     let mut out = Vec::new();
+    let mut kind = KeyKind::Unrecorded;
     feed(keys, |py, keys, _| {
+        kind = kind.combine(keys.kind);
         let start = out.len();
         out.resize(start + keys.len(), T::default());
-        answer(py, keys, &mut out[start..]);
+        answer(py, keys, &mut out[start..])
     })?;
-    Ok(out)
+    Ok((out, kind))
 }
 
 fn contiguous<'a, T: numpy::Element>(array: &'a PyReadonlyArray1<'_, T>) -> PyResult<&'a [T]> {

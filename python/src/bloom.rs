@@ -3,16 +3,18 @@
 //! (a read-only map of a filter file) behind the same class and queries.
 
 use lesshash::format::Header;
-use lesshash::{DEFAULT_SEED, Layout, Scheme};
+use lesshash::{DEFAULT_SEED, KeyKind, Layout, Scheme};
 use numpy::{IntoPyArray, PyArray1};
 use pyo3::basic::CompareOp;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
-use crate::backing::Backing;
+use crate::backing::{Backing, checksum};
 use crate::batch::{Keys, answers, feed, with_keys};
-use crate::errors::{at_path, at_path_because, named, read_only, to_py, unsigned};
+use crate::errors::{
+    at_path, at_path_because, key_kind_mismatch, named, read_only, to_py, unsigned,
+};
 use crate::frames::{Payload, with_received};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -96,21 +98,36 @@ fn builder(
 
 /// Batch inserts (made only for a writable filter: [`BloomFilter::writable`]),
 /// with the crate's `par_insert_batch`, bit-identical to the sequential
-/// insert (on rayon's threads when the crate finds it pays).
+/// insert (on rayon's threads when the crate finds it pays); the filter
+/// records the keys' kind (`KeyKind::combine`).
 fn insert(filter: &mut Backing, keys: Keys<'_>) {
     let Some(filter) = filter.owned_mut() else {
         return; // a map: refused by the caller before the keys were read
     };
     with_keys!(keys, k => filter.par_insert_batch(k));
+    record(filter, keys.kind);
 }
 
-/// Batch queries, with the crate's `par_contains_batch`.
-fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) {
-    // Lengths agree by construction: the only error the batch can return.
-    let _ = {
-        let f = filter.view();
-        with_keys!(keys, k => f.par_contains_batch(k, out))
-    };
+/// Records that keys of `kind` were inserted (writes only on a change).
+#[inline(always)]
+fn record(filter: &mut lesshash::BloomFilter, kind: KeyKind) {
+    let now = filter.key_kind();
+    if now != kind {
+        filter.set_key_kind(now.combine(kind));
+    }
+}
+
+/// Batch queries, with the crate's `par_contains_batch`. A piece of a
+/// typed batch (NumPy, Arrow) is checked against the filter's key kind
+/// first; the pieces of a list are checked together by the caller.
+fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) -> Result<(), lesshash::Error> {
+    let f = filter.view();
+    if keys.typed {
+        KeyKind::check(f.key_kind(), keys.kind)?;
+    }
+    // Lengths agree by construction: the only other error of the batch.
+    let _ = with_keys!(keys, k => f.par_contains_batch(k, out));
+    Ok(())
 }
 
 #[pymethods]
@@ -182,18 +199,26 @@ impl BloomFilter {
 
     /// `open` for unpickling (`__reduce__` of a map), with an error that
     /// says why a path is being opened.
+    /// `key_kind`: the map's key kind where it was set (else the file's).
     #[classmethod]
+    #[pyo3(signature = (path, verify, key_kind = None))]
     fn _open_pickled(
         cls: &Bound<'_, PyType>,
         path: std::path::PathBuf,
         verify: bool,
+        key_kind: Option<&str>,
     ) -> PyResult<Self> {
-        Self::map(cls.py(), &path, verify).map_err(|e| {
+        let key_kind = key_kind.map(crate::errors::key_kind).transpose()?;
+        let map = Self::map(cls.py(), &path, verify).map_err(|e| {
             let note = "unpickling a mapped BloomFilter, which pickles as its path: \
                         cannot map it here (the file must be at the same path where \
                         the filter is unpickled): ";
             at_path_because(e, &path, note)
-        })
+        })?;
+        if let Some(kind) = key_kind {
+            map.inner.write(cls.py(), |b| b.set_key_kind(kind));
+        }
+        Ok(map)
     }
 
     /// Adds one key.
@@ -202,22 +227,36 @@ impl BloomFilter {
         // The key is read before the lock is taken (reading may run Python
         // code); an integer as `[u8; 8]`, whose length the hash then knows.
         let key = key_bytes(key)?;
+        let kind = key.kind();
         self.inner.write(py, |b| {
             if let Some(f) = b.owned_mut() {
                 match key {
                     KeyBytes::Int(k) => f.insert(&k),
                     k => f.insert(k.as_slice()),
                 }
+                record(f, kind);
             }
         });
         Ok(())
     }
 
+    /// ``key in bf``; ``TypeError`` for a key of a kind the filter does not
+    /// hold (an ``int`` in a filter of ``str``, or the reverse: see
+    /// ``key_kind``).
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(match key_bytes(key)? {
-            KeyBytes::Int(k) => self.inner.read(py, |b| b.view().contains(&k)),
-            k => self.inner.read(py, |b| b.view().contains(k.as_slice())),
-        })
+        let key = key_bytes(key)?;
+        let kind = key.kind();
+        let answer = self.inner.read(py, |b| {
+            let f = b.view();
+            if !f.key_kind().accepts(kind) {
+                return Err(f.key_kind());
+            }
+            Ok(match key {
+                KeyBytes::Int(k) => f.contains(&k),
+                k => f.contains(k.as_slice()),
+            })
+        });
+        answer.map_err(|filter| key_kind_mismatch(filter, kind))
     }
 
     /// Adds every key of an array (NumPy, PyArrow, pandas) or iterable; the
@@ -226,7 +265,8 @@ impl BloomFilter {
     fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
         self.writable(keys.py(), "add keys")?;
         feed(keys, |py, keys, _| {
-            self.inner.write_detached(py, |f| insert(f, keys))
+            self.inner.write_detached(py, |f| insert(f, keys));
+            Ok(())
         })
     }
 
@@ -237,16 +277,57 @@ impl BloomFilter {
 
     /// Whether each key may be in the set: a NumPy ``bool`` array, one entry
     /// per key, in order. ``False`` is certain; ``True`` is wrong with
-    /// probability about `expected_fpr`.
+    /// probability about `expected_fpr`. ``TypeError`` for keys of a kind
+    /// the filter does not hold (see ``key_kind``).
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let out = answers(keys, |py, keys, out| {
-            self.inner.read_detached(py, |f| contains(f, keys, out));
+        let (out, kind) = answers(keys, |py, keys, out| {
+            self.inner
+                .read_detached(py, |f| contains(f, keys, out))
+                .map_err(to_py)
         })?;
+        // A list's kind is all its keys' (ints and strs: mixed), known only
+        // now.
+        let filter = self.inner.read(py, |b| b.view().key_kind());
+        KeyKind::check(filter, kind).map_err(to_py)?;
         Ok(out.into_pyarray(py))
+    }
+
+    /// The kind of keys the filter holds, as recorded in its file:
+    /// ``"int64"`` (``int``, NumPy and Arrow integers, dates, times,
+    /// timestamps), ``"text"`` (``str``), ``"bytes"`` (``bytes``, or
+    /// ``str`` and ``bytes``), ``"mixed"`` (integers and text or bytes), or
+    /// ``"unrecorded"`` (no keys yet, or a file written before kinds were
+    /// recorded). Every insert records its keys' kind; queries with keys of
+    /// the other family (integers against text or bytes) raise
+    /// ``TypeError``. Set it to ``"mixed"`` to let keys of every kind
+    /// query the filter (on a mapped filter: this object only, the file is
+    /// not changed).
+    #[getter]
+    fn key_kind(&self, py: Python<'_>) -> &'static str {
+        self.inner.read(py, |b| b.view().key_kind().name())
+    }
+
+    #[setter]
+    fn set_key_kind(&self, py: Python<'_>, kind: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        let Some(kind) = kind else {
+            return Err(PyAttributeError::new_err("cannot delete key_kind"));
+        };
+        let name = kind.extract::<&str>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "key_kind must be a str (\"mixed\", \"int64\", \"text\", \"bytes\", \
+                 \"unrecorded\"), got {}",
+                kind.get_type()
+                    .name()
+                    .map_or_else(|_| "?".into(), |n| n.to_string())
+            ))
+        })?;
+        let kind = crate::errors::key_kind(name)?;
+        self.inner.write(py, |b| b.set_key_kind(kind));
+        Ok(())
     }
 
     /// The union with `other` as a new filter (both must have equal layout,
@@ -352,11 +433,11 @@ impl BloomFilter {
         slf: &Bound<'py, Self>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
         let py = slf.py();
-        let mapped = slf
-            .get()
-            .inner
-            .read(py, |b| b.mapped().map(|(p, v)| (p.to_path_buf(), v)));
-        let Some((path, verify)) = mapped else {
+        let mapped = slf.get().inner.read(py, |b| {
+            b.mapped()
+                .map(|(p, v)| (p.to_path_buf(), v, b.key_kind_override()))
+        });
+        let Some((path, verify, key_kind)) = mapped else {
             let (from_bytes, args) = persist::reduce(slf.as_any())?;
             return Ok((from_bytes, PyTuple::new(py, [args.0])?));
         };
@@ -376,7 +457,12 @@ impl BloomFilter {
             ));
         }
         let reopen = slf.get_type().getattr("_open_pickled")?;
-        let args = (path.into_os_string(), verify).into_pyobject(py)?;
+        // With its key kind where set (`bf.key_kind = ...`), else the
+        // file's (two arguments, as before kinds were recorded).
+        let args = match key_kind {
+            None => (path.into_os_string(), verify).into_pyobject(py)?,
+            Some(k) => (path.into_os_string(), verify, k.name()).into_pyobject(py)?,
+        };
         Ok((reopen, args))
     }
 
@@ -392,13 +478,16 @@ impl BloomFilter {
         let (header, payload) = match lent {
             Some(f) => (Header::of(&f).to_bytes(), Payload::lent(f)),
             None => self.inner.read_detached(py, |b| match b {
-                Backing::Mapped { filter, .. } => {
+                Backing::Mapped {
+                    filter, key_kind, ..
+                } => {
                     let bytes = filter.as_bytes();
                     let end = bytes.len() - lesshash::format::TRAILER_LEN;
-                    let mut header = [0u8; lesshash::format::HEADER_LEN];
-                    header.copy_from_slice(&bytes[..lesshash::format::HEADER_LEN]);
+                    // The map's key kind (set or the file's).
+                    let mut header = *filter.header();
+                    header.key_kind = *key_kind;
                     (
-                        header,
+                        header.to_bytes(),
                         Payload::copied(bytes[lesshash::format::HEADER_LEN..end].to_vec()),
                     )
                 }
@@ -431,21 +520,26 @@ impl BloomFilter {
     /// Names the contents (``lesshash.dask`` keys a scattered filter by it).
     fn _digest(&self, py: Python<'_>) -> u64 {
         self.inner.read_detached(py, |b| {
-            let digest = |f: &lesshash::BloomFilter| {
-                let mut h = xxhash_rust::xxh3::Xxh3::new();
-                h.update(&Header::of(f).to_bytes());
-                h.update(&f.payload_bytes());
-                h.digest()
-            };
+            let digest =
+                |f: &lesshash::BloomFilter| checksum(&Header::of(f).to_bytes(), &f.payload_bytes());
             match b {
                 Backing::Owned(f) => digest(f),
                 Backing::Lent(f) => digest(f),
-                Backing::Mapped { filter, .. } => {
-                    // The file's stored checksum (of its header and payload).
+                Backing::Mapped {
+                    filter, key_kind, ..
+                } => {
                     let bytes = filter.as_bytes();
-                    let mut trailer = [0u8; lesshash::format::TRAILER_LEN];
-                    trailer.copy_from_slice(&bytes[bytes.len() - lesshash::format::TRAILER_LEN..]);
-                    u64::from_le_bytes(trailer)
+                    let rest = &bytes[lesshash::format::HEADER_LEN..];
+                    let (payload, trailer) =
+                        rest.split_at(rest.len() - lesshash::format::TRAILER_LEN);
+                    if *key_kind == filter.key_kind() {
+                        // The file's stored checksum (of its header and payload).
+                        u64::from_le_bytes(trailer.try_into().expect("8 bytes"))
+                    } else {
+                        let mut header = *filter.header();
+                        header.key_kind = *key_kind;
+                        checksum(&header.to_bytes(), payload)
+                    }
                 }
             }
         })
@@ -565,12 +659,14 @@ impl BloomFilter {
             let f = b.view();
             format!(
                 "BloomFilter(layout='{}', scheme='{}', bits={}, hashes={}, seed={:#x}, \
-             insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, expected_fpr={:.3e}{path})",
+             key_kind='{}', insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, \
+             expected_fpr={:.3e}{path})",
                 f.layout().name(),
                 f.scheme().name(),
                 f.num_bits(),
                 f.num_hashes(),
                 f.seed(),
+                f.key_kind().name(),
                 f.insert_calls(),
                 f.fill_ratio(),
                 f.estimated_len(),

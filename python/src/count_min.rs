@@ -126,6 +126,7 @@ impl CountMinSketch {
         let add_each = |count: u64| {
             feed(keys, |py, keys, _| {
                 self.inner.write_detached(py, |s| add(s, keys, count));
+                Ok(())
             })
         };
         let Some(counts) = counts else {
@@ -157,6 +158,7 @@ impl CountMinSketch {
             let counts = &counts[first.min(end)..end];
             self.inner
                 .write_detached(py, |s| add_counts(s, keys, counts));
+            Ok(())
         })?;
         if n != counts.len() {
             return Err(PyValueError::new_err(format!(
@@ -182,10 +184,12 @@ impl CountMinSketch {
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-        let out = answers(keys, |py, keys, out| {
+        // The sketch records no key kind: any keys estimate.
+        let (out, _) = answers(keys, |py, keys, out| {
             self.inner.read_detached(py, |s| {
                 with_keys!(keys, k => s.estimate_batch(k, out)).ok();
             });
+            Ok(())
         })?;
         Ok(out.into_pyarray(py))
     }

@@ -1,7 +1,7 @@
 //! Python exceptions for the crate's errors, and argument checks that name
 //! the argument.
 
-use lesshash::Error;
+use lesshash::{Error, KeyKind};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt};
@@ -9,7 +9,9 @@ use pyo3::types::{PyBytes, PyInt};
 /// The crate's error as the Python exception a user would expect: `OSError`
 /// (its errno subclass, e.g. `FileNotFoundError`) for I/O and for a path
 /// that names no file to use (the crate's `Error::io_kind`), `MemoryError`
-/// for an allocation that failed, `ValueError` for everything else (bad
+/// for an allocation that failed, `TypeError` for keys of a kind the filter
+/// does not hold ([`key_kind_mismatch`]: a key of the wrong type, as
+/// floats and `None` are), `ValueError` for everything else (bad
 /// parameters, mismatched filters, corrupt bytes). The message is the
 /// crate's, which names the parameter or field at fault. Errors of a file
 /// go through [`at_path`], which names it.
@@ -45,6 +47,7 @@ fn convert(err: Error, path: Option<&std::path::Path>, note: &str) -> PyErr {
             os_error(errno, format!("{note}{context}: {text}"), path)
         }
         e @ Error::Allocation { .. } => PyMemoryError::new_err(format!("{prefix}{e}")),
+        Error::KeyKindMismatch { filter, keys } => key_kind_mismatch(filter, keys),
         // A path that names no file to use (a directory, a socket): the
         // file system's problem, as `open` would report it.
         e => match e.io_kind() {
@@ -57,6 +60,45 @@ fn convert(err: Error, path: Option<&std::path::Path>, note: &str) -> PyErr {
             None => PyValueError::new_err(format!("{prefix}{e}")),
         },
     }
+}
+
+/// The `TypeError` of a query whose keys are of a kind the filter does not
+/// hold (`lesshash::KeyKind::check`): names both kinds, the conversion
+/// that gives keys of the filter's kind, and the override.
+pub fn key_kind_mismatch(filter: KeyKind, keys: KeyKind) -> PyErr {
+    let convert = match filter {
+        KeyKind::Int64 => {
+            " (int(key); .astype('int64') for NumPy and pandas; \
+             pyarrow.compute.cast(keys, 'int64') for Arrow)"
+        }
+        _ => " (str(key); .astype(str) for NumPy and pandas)",
+    };
+    PyTypeError::new_err(format!(
+        "the filter was built from {filter} keys but these keys are {keys}: the integer 7 and \
+         the text \"7\" are different keys, so every answer would be \"absent\"; give keys of \
+         the filter's kind{convert}, or, if these keys really are what was inserted, let the \
+         filter answer keys of every kind: bf.key_kind = \"mixed\" (docs/python.md, \"Key \
+         kinds\")"
+    ))
+}
+
+/// A `key_kind` name (`lesshash::KeyKind::name`): `"unrecorded"`,
+/// `"int64"`, `"text"`, `"bytes"` or `"mixed"`; else a `ValueError`
+/// listing them.
+pub fn key_kind(name: &str) -> PyResult<KeyKind> {
+    KeyKind::ALL
+        .into_iter()
+        .find(|k| k.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<String> = KeyKind::ALL
+                .iter()
+                .map(|k| format!("'{}'", k.name()))
+                .collect();
+            PyValueError::new_err(format!(
+                "unknown key kind {name:?}: expected one of {}",
+                names.join(", ")
+            ))
+        })
 }
 
 /// `OSError(errno, strerror[, filename])`: Python picks the subclass from

@@ -14,17 +14,29 @@
 //! silently answer differently from the integer it prints as.
 //!
 //! Batches arrive in one of four shapes (the Python side picks the shape;
-//! `lesshash/_keys.py`): a contiguous `uint64` array (every NumPy integer
-//! dtype, widened there), a NumPy fixed-width bytes (`S`) or unicode (`U`)
-//! array as its raw buffer, an Arrow array or stream (zero copy through the
-//! Arrow PyCapsule interface), or any iterable of Python keys.
+//! `lesshash/_keys.py`): a contiguous `uint64` array (every NumPy integer,
+//! `datetime64` and `timedelta64` dtype, widened there), a NumPy
+//! fixed-width bytes (`S`) or unicode (`U`) array as its raw buffer, an
+//! Arrow array or stream (zero copy through the Arrow PyCapsule interface;
+//! integer and temporal types as their integers), or any iterable of
+//! Python keys.
+//!
+//! Every key has a kind (`lesshash::KeyKind`, which a filter records and
+//! queries check): integers `Int64`, `str` `Text`, the bytes-like types
+//! `Bytes`; a batch's is its type's, or for Python objects its keys'
+//! combined (`KeyKind::combine`: ints and strs are `Mixed`).
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Date32Type, Date64Type, DurationMicrosecondType, DurationMillisecondType,
+    DurationNanosecondType, DurationSecondType, Int8Type, Int16Type, Int32Type, Int64Type,
+    Time32MillisecondType, Time32SecondType, Time64MicrosecondType, Time64NanosecondType,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType};
-use arrow_schema::DataType;
+use arrow_schema::{DataType, TimeUnit};
+use lesshash::KeyKind;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple};
@@ -33,7 +45,9 @@ use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PyMemoryView, Py
 pub enum KeyBytes<'a> {
     /// An integer's 8 little-endian bytes.
     Int([u8; 8]),
-    /// Bytes borrowed from the Python object (`str`'s UTF-8, `bytes`).
+    /// A `str`'s UTF-8, borrowed from the object.
+    Text(&'a [u8]),
+    /// Bytes borrowed from the Python object (`bytes`).
     Borrowed(&'a [u8]),
     /// Bytes copied out of a mutable object (`bytearray`, `memoryview`).
     Owned(Vec<u8>),
@@ -43,8 +57,19 @@ impl KeyBytes<'_> {
     pub fn as_slice(&self) -> &[u8] {
         match self {
             KeyBytes::Int(b) => b,
-            KeyBytes::Borrowed(b) => b,
+            KeyBytes::Text(b) | KeyBytes::Borrowed(b) => b,
             KeyBytes::Owned(b) => b,
+        }
+    }
+
+    /// The kind of key this is (what a filter records when it is inserted,
+    /// and checks when it is queried).
+    #[inline(always)]
+    pub fn kind(&self) -> KeyKind {
+        match self {
+            KeyBytes::Int(_) => KeyKind::Int64,
+            KeyBytes::Text(_) => KeyKind::Text,
+            KeyBytes::Borrowed(_) | KeyBytes::Owned(_) => KeyKind::Bytes,
         }
     }
 }
@@ -63,7 +88,7 @@ pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
     if let Ok(s) = obj.cast_exact::<PyString>() {
         // UTF-8 borrowed from the object: for an ASCII `str` its own data,
         // else the UTF-8 copy CPython caches in the object on first use.
-        return Ok(KeyBytes::Borrowed(s.to_str()?.as_bytes()));
+        return Ok(KeyBytes::Text(s.to_str()?.as_bytes()));
     }
     generic_key_bytes(obj)
 }
@@ -73,7 +98,7 @@ pub fn key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
 #[cold]
 fn generic_key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
     if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(KeyBytes::Borrowed(s.to_str()?.as_bytes()));
+        return Ok(KeyBytes::Text(s.to_str()?.as_bytes()));
     }
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(KeyBytes::Borrowed(b.as_bytes()));
@@ -167,6 +192,9 @@ fn wide_int_bytes(obj: &Bound<'_, PyAny>) -> PyResult<[u8; 8]> {
 pub struct Collected {
     ints: Vec<u64>,
     bytes: Option<KeyBuffer>,
+    /// The kinds of the keys pushed since the last `clear`, combined
+    /// (`KeyKind::combine`): `Unrecorded` for none.
+    kind: KeyKind,
 }
 
 /// A [`Collected`] batch, for the sink.
@@ -179,6 +207,10 @@ impl Collected {
     #[inline]
     pub fn push(&mut self, obj: &Bound<'_, PyAny>) -> PyResult<()> {
         let key = key_bytes(obj)?;
+        let kind = key.kind();
+        if kind != self.kind {
+            self.kind = self.kind.combine(kind);
+        }
         match (&mut self.bytes, key) {
             (None, KeyBytes::Int(b)) => self.ints.push(u64::from_le_bytes(b)),
             (Some(buf), key) => buf.push(key.as_slice()),
@@ -203,8 +235,16 @@ impl Collected {
         self.bytes.as_ref().map_or(self.ints.len(), KeyBuffer::len)
     }
 
+    /// The kind of the keys (`Unrecorded` for none): a list of `int` is
+    /// `Int64`, of `str` `Text`, of `bytes` (or `str` and `bytes`)
+    /// `Bytes`, of `int` and either `Mixed`.
+    pub fn kind(&self) -> KeyKind {
+        self.kind
+    }
+
     pub fn clear(&mut self) {
         self.ints.clear();
+        self.kind = KeyKind::Unrecorded;
         if let Some(buf) = &mut self.bytes {
             buf.clear();
         }
@@ -367,8 +407,9 @@ pub enum ArrowKeys<'a> {
     U64Borrowed(&'a [u64]),
     /// Narrower integers widened to 64 bits (as the Python `int` they are).
     U64Owned(Vec<u64>),
-    /// Strings (UTF-8) and binaries, as slices of the array's data buffer.
-    Bytes(Vec<&'a [u8]>),
+    /// Strings (UTF-8; kind `Text`) and binaries (kind `Bytes`), as slices
+    /// of the array's data buffer.
+    Bytes(Vec<&'a [u8]>, KeyKind),
 }
 
 /// Dictionary-encoded keys (PyArrow's `dictionary_encode()`, pandas and
@@ -404,35 +445,68 @@ pub fn arrow_keys(array: &ArrayRef, first: usize) -> PyResult<ArrowKeys<'_>> {
             .map(|&v| f(v))
             .collect()
     }
+    fn borrow<T: ArrowPrimitiveType<Native = i64>>(array: &ArrayRef) -> ArrowKeys<'_> {
+        ArrowKeys::U64Borrowed(bytemuck::cast_slice(array.as_primitive::<T>().values()))
+    }
+    fn sign_extend<T: ArrowPrimitiveType<Native = i32>>(array: &ArrayRef) -> ArrowKeys<'_> {
+        ArrowKeys::U64Owned(widen::<T>(array, |v| i64::from(v) as u64))
+    }
+    // The library's table (lesshash::arrow, docs/guide.md): every integer
+    // and temporal type as its integer widened to 64 bits (signed types
+    // sign-extended), strings as UTF-8, binaries as their bytes.
     Ok(match array.data_type() {
-        DataType::Int64 => ArrowKeys::U64Borrowed(bytemuck::cast_slice(
-            array.as_primitive::<Int64Type>().values(),
-        )),
+        DataType::Int64 => borrow::<Int64Type>(array),
         DataType::UInt64 => ArrowKeys::U64Borrowed(array.as_primitive::<UInt64Type>().values()),
-        DataType::Int32 => ArrowKeys::U64Owned(widen::<Int32Type>(array, |v| i64::from(v) as u64)),
+        DataType::Int32 => sign_extend::<Int32Type>(array),
         DataType::Int16 => ArrowKeys::U64Owned(widen::<Int16Type>(array, |v| i64::from(v) as u64)),
         DataType::Int8 => ArrowKeys::U64Owned(widen::<Int8Type>(array, |v| i64::from(v) as u64)),
         DataType::UInt32 => ArrowKeys::U64Owned(widen::<UInt32Type>(array, u64::from)),
         DataType::UInt16 => ArrowKeys::U64Owned(widen::<UInt16Type>(array, u64::from)),
         DataType::UInt8 => ArrowKeys::U64Owned(widen::<UInt8Type>(array, u64::from)),
-        DataType::Utf8 => {
-            ArrowKeys::Bytes(array.as_string::<i32>().iter().map(bytes_of_str).collect())
-        }
-        DataType::LargeUtf8 => {
-            ArrowKeys::Bytes(array.as_string::<i64>().iter().map(bytes_of_str).collect())
-        }
-        DataType::Utf8View => {
-            ArrowKeys::Bytes(array.as_string_view().iter().map(bytes_of_str).collect())
-        }
-        DataType::Binary => {
-            ArrowKeys::Bytes(array.as_binary::<i32>().iter().map(bytes_of).collect())
-        }
-        DataType::LargeBinary => {
-            ArrowKeys::Bytes(array.as_binary::<i64>().iter().map(bytes_of).collect())
-        }
-        DataType::BinaryView => {
-            ArrowKeys::Bytes(array.as_binary_view().iter().map(bytes_of).collect())
-        }
+        // Temporal types: their integer (days, milliseconds, the unit's
+        // count); a timestamp's time zone is not part of the key.
+        DataType::Date32 => sign_extend::<Date32Type>(array),
+        DataType::Date64 => borrow::<Date64Type>(array),
+        DataType::Time32(TimeUnit::Second) => sign_extend::<Time32SecondType>(array),
+        DataType::Time32(TimeUnit::Millisecond) => sign_extend::<Time32MillisecondType>(array),
+        DataType::Time64(TimeUnit::Microsecond) => borrow::<Time64MicrosecondType>(array),
+        DataType::Time64(TimeUnit::Nanosecond) => borrow::<Time64NanosecondType>(array),
+        DataType::Timestamp(TimeUnit::Second, _) => borrow::<TimestampSecondType>(array),
+        DataType::Timestamp(TimeUnit::Millisecond, _) => borrow::<TimestampMillisecondType>(array),
+        DataType::Timestamp(TimeUnit::Microsecond, _) => borrow::<TimestampMicrosecondType>(array),
+        DataType::Timestamp(TimeUnit::Nanosecond, _) => borrow::<TimestampNanosecondType>(array),
+        DataType::Duration(TimeUnit::Second) => borrow::<DurationSecondType>(array),
+        DataType::Duration(TimeUnit::Millisecond) => borrow::<DurationMillisecondType>(array),
+        DataType::Duration(TimeUnit::Microsecond) => borrow::<DurationMicrosecondType>(array),
+        DataType::Duration(TimeUnit::Nanosecond) => borrow::<DurationNanosecondType>(array),
+        DataType::Utf8 => ArrowKeys::Bytes(
+            array.as_string::<i32>().iter().map(bytes_of_str).collect(),
+            KeyKind::Text,
+        ),
+        DataType::LargeUtf8 => ArrowKeys::Bytes(
+            array.as_string::<i64>().iter().map(bytes_of_str).collect(),
+            KeyKind::Text,
+        ),
+        DataType::Utf8View => ArrowKeys::Bytes(
+            array.as_string_view().iter().map(bytes_of_str).collect(),
+            KeyKind::Text,
+        ),
+        DataType::Binary => ArrowKeys::Bytes(
+            array.as_binary::<i32>().iter().map(bytes_of).collect(),
+            KeyKind::Bytes,
+        ),
+        DataType::LargeBinary => ArrowKeys::Bytes(
+            array.as_binary::<i64>().iter().map(bytes_of).collect(),
+            KeyKind::Bytes,
+        ),
+        DataType::BinaryView => ArrowKeys::Bytes(
+            array.as_binary_view().iter().map(bytes_of).collect(),
+            KeyKind::Bytes,
+        ),
+        DataType::FixedSizeBinary(_) => ArrowKeys::Bytes(
+            array.as_fixed_size_binary().iter().map(bytes_of).collect(),
+            KeyKind::Bytes,
+        ),
         DataType::Float16 | DataType::Float32 | DataType::Float64 => {
             return Err(PyTypeError::new_err(format!(
                 "float keys are not supported (Arrow type {}): a float would not answer as the \
@@ -442,7 +516,8 @@ pub fn arrow_keys(array: &ArrayRef, first: usize) -> PyResult<ArrowKeys<'_>> {
         }
         other => {
             return Err(PyTypeError::new_err(format!(
-                "unsupported Arrow key type {other}: keys are integers, strings or binaries"
+                "unsupported Arrow key type {other}: keys are integers, dates, times, \
+                 timestamps, durations, strings or binaries"
             )));
         }
     })

@@ -364,7 +364,8 @@ def test_numpy_fixed_width_padding_is_stripped_as_numpy_does():
     [
         (np.array([1.0, 2.0]), TypeError, "float"),
         (np.array([[1, 2], [3, 4]]), ValueError, "one-dimensional"),
-        (np.array(["2020-01-01"], dtype="datetime64[D]"), TypeError, "dtype"),
+        (np.zeros(2, dtype=[("a", "i4")]), TypeError, "dtype"),
+        (np.array(["2020-01-01", "NaT"], dtype="datetime64[D]"), ValueError, "NaT"),
         ([1, None], TypeError, "key 1: None"),
         ([1, 2.5], TypeError, "key 1: float"),
         (["a", float("nan")], TypeError, "key 1: float"),

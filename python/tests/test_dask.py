@@ -88,7 +88,7 @@ def _graph(collection) -> dict:
 
 def _maps_held() -> list:
     """This worker process's mapped filter files (lesshash.dask's cache)."""
-    return sorted(path for path, _ in ld._MAPS)
+    return sorted(path for path, *_ in ld._MAPS)
 
 
 def test_isin_and_filter_frame_with_a_path(dask_client, tmp_path):

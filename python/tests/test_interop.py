@@ -115,6 +115,8 @@ def test_python_golden_files_are_what_python_writes(layout):
     assert path.read_bytes() == bf.to_bytes()
     assert path.with_suffix(".answers").read_text().strip() == answers
     assert bf.insert_calls == 316
+    # ints and strs: the file records mixed keys (header byte 14: 4).
+    assert bf.key_kind == "mixed" and path.read_bytes()[14] == 4
 
 
 @pytest.mark.parametrize("layout", ["blocked", "split-block", "classic", "partitioned"])
@@ -126,7 +128,12 @@ def test_golden_int_keys_are_their_documented_bytes(layout):
     changed encoding, its golden files regenerated, fails here (and in
     tests/python_golden.rs, which probes with Rust's own integers)."""
     data = (PY_GOLDEN / f"{layout}.lhbf").read_bytes()
-    assert python_golden_filter(layout, encode=documented).to_bytes() == data
+    # Built from bytes and strs, it records bytes keys; the file (ints and
+    # strs) mixed: the same bits once the kinds agree.
+    from_bytes = python_golden_filter(layout, encode=documented)
+    assert from_bytes.key_kind == "bytes"
+    from_bytes.key_kind = "mixed"
+    assert from_bytes.to_bytes() == data
     # Not vacuous: another encoding gives another file.
     big = python_golden_filter(layout, encode=lambda k: k.to_bytes(8, "big", signed=k < 0))
     assert big.to_bytes() != data
@@ -187,8 +194,8 @@ def test_python_int_keys_answer_in_the_cli_with_keys_int(cli, tmp_path):
     """An int filter written by Python (the README's ``users.lhbf`` case)
     answers on the command line with ``--keys int``, exactly as in Python:
     ``query`` and ``filter``, negative and above-2**63 keys included; a
-    ``build --keys int`` of the same numbers is the same file; text keys
-    (the default) are other keys."""
+    ``build --keys int`` of the same numbers is the same file (key kind
+    included); text keys (the default) are refused, and other keys."""
     members = list(range(-500, 1500)) + [2**64 - 1, -(2**63), 2**63]
     bf = BloomFilter(len(members), 0.01)
     bf.add_many(members)
@@ -202,8 +209,13 @@ def test_python_int_keys_answer_in_the_cli_with_keys_int(cli, tmp_path):
     cli_hits = {int(x) for x in got.stdout.decode().split()}
     assert cli_hits == {k for k in probes if k in bf}
     assert set(range(-500, 1500)) <= cli_hits
-    # Text keys are other keys: at 1% almost none of 6,000 answer.
-    got = run([cli, "filter", "-q", str(path), "-i", str(tmp_path / "probes.txt")]).stdout
+    # Text keys (the default) are other keys: the file records int64 keys,
+    # so the CLI refuses them and names --keys int; asked anyway
+    # (--any-keys), at 1% almost none of 6,000 answer.
+    text = [cli, "filter", "-q", str(path), "-i", str(tmp_path / "probes.txt")]
+    refused = subprocess.run(text, capture_output=True)
+    assert refused.returncode == 2 and b"--keys int" in refused.stderr
+    got = run(text[:2] + ["--any-keys"] + text[2:]).stdout
     assert len(got.decode().split()) < 200
     (tmp_path / "members.txt").write_text("\n".join(map(str, members)) + "\n")
     out = tmp_path / "cli.lhbf"

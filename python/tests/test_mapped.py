@@ -63,7 +63,15 @@ def test_every_layout_and_scheme_answers_as_loaded(tmp_path, layout, scheme, ver
     probe = ints(6000, seed=3)  # non-members: false positives must agree
     probe[:1000] = keys[:1000]
     same_answers(mapped, loaded, probe)
-    same_answers(mapped, loaded, [f"s{i}" for i in range(2000)])
+    # Text keys: refused by both (an int64 filter), then answered alike
+    # once both answer every kind (the map's kind set on it, not the file).
+    words = [f"s{i}" for i in range(2000)]
+    assert mapped.key_kind == loaded.key_kind == "int64"
+    for f in (mapped, loaded):
+        with pytest.raises(TypeError, match="int64"):
+            f.contains_many(words)
+    mapped.key_kind = loaded.key_kind = "mixed"
+    same_answers(mapped, loaded, words)
     assert [int(k) in mapped for k in probe[:300]] == [int(k) in loaded for k in probe[:300]]
     for name in ("bits", "hashes", "layout", "scheme", "seed", "insert_calls", "bits_per_key",
                  "fill_ratio", "expected_fpr", "estimated_len"):
@@ -71,7 +79,10 @@ def test_every_layout_and_scheme_answers_as_loaded(tmp_path, layout, scheme, ver
     # The payload's bytes, as mapped (an owned filter pads to whole cache lines).
     assert mapped.nbytes == -(-mapped.bits // 64) * 8 <= loaded.nbytes
     assert mapped == loaded and loaded == mapped and not (mapped != loaded)
-    assert mapped.to_bytes() == loaded.to_bytes() == bf.to_bytes()
+    # Both as set to answer every kind; the file as it was written.
+    assert mapped.to_bytes() == loaded.to_bytes() != bf.to_bytes()
+    assert BloomFilter.open(path).to_bytes() == bf.to_bytes()
+    assert BloomFilter.from_bytes(mapped.to_bytes()).key_kind == "mixed"
 
 
 @pytest.mark.parametrize("form", list(batches(*key_sets()).keys()))
@@ -101,6 +112,7 @@ def test_large_batches_take_the_parallel_path(tmp_path, layout):
     small = np.concatenate([mapped.contains_many(c) for c in np.array_split(probe, 32)])
     assert (mapped.contains_many(probe) == small).all()
     words = [f"w{i}" for i in range(140_000)]
+    mapped.key_kind = loaded.key_kind = "mixed"  # text keys into an int64 filter
     same_answers(mapped, loaded, words)
 
 
@@ -306,6 +318,7 @@ def test_threads_query_one_map(tmp_path):
     keys = np.arange(200_000, dtype=np.int64) * 3
     _, path = saved(tmp_path, 200_000, 0.01, keys=keys)
     mapped, loaded = BloomFilter.open(path), BloomFilter.load(path)
+    mapped.key_kind = loaded.key_kind = "mixed"  # text keys into an int64 filter
     probe = np.arange(150_000, dtype=np.int64)  # parallel-sized batches
     want = loaded.contains_many(probe)
     words = [f"t{i}" for i in range(3000)]
