@@ -266,6 +266,12 @@ trait Widen: Copy + Sync {
     fn widen(self) -> u64;
     /// Parquet's plain bytes of the physical type it is written as.
     fn with_parquet_bytes(self, f: &mut dyn FnMut(&[u8]));
+    /// The values as `u64`s where they are 64-bit already (hashed in place,
+    /// with no widening copy).
+    fn as_u64s(values: &[Self]) -> Option<&[u64]> {
+        let _ = values;
+        None
+    }
 }
 
 macro_rules! widen {
@@ -285,9 +291,29 @@ macro_rules! widen {
 // Parquet's writers store 8- to 32-bit integers as INT32 (sign- or
 // zero-extended; UInt32 reinterpreted) and 64-bit ones as INT64.
 widen!(
-    i8 => i64, i32; i16 => i64, i32; i32 => i64, i32; i64 => i64, i64;
-    u8 => u64, i32; u16 => u64, i32; u32 => u64, u32; u64 => u64, u64;
+    i8 => i64, i32; i16 => i64, i32; i32 => i64, i32;
+    u8 => u64, i32; u16 => u64, i32; u32 => u64, u32;
 );
+
+macro_rules! native64 {
+    ($($t:ty),*) => {$(
+        impl Widen for $t {
+            #[inline(always)]
+            fn widen(self) -> u64 {
+                self as u64
+            }
+            #[inline]
+            fn with_parquet_bytes(self, f: &mut dyn FnMut(&[u8])) {
+                f(&self.to_le_bytes())
+            }
+            #[inline(always)]
+            fn as_u64s(values: &[Self]) -> Option<&[u64]> {
+                Some(bytemuck::cast_slice(values))
+            }
+        }
+    )*};
+}
+native64!(i64, u64);
 
 /// Integers in lesshash's encoding.
 struct Ints64<'a, T>(&'a [T]);
@@ -298,11 +324,12 @@ impl<T: Widen> Values for Ints64<'_, T> {
     /// `&[u64]`.
     #[inline]
     fn fill(&self, secrets: &Secrets, start: usize, out: &mut [u128]) {
+        let keys = &self.0[start..start + out.len()];
+        if let Some(keys) = T::as_u64s(keys) {
+            return hash_into(keys, secrets, out);
+        }
         let mut wide = [0u64; STEP];
-        for (keys, out) in self.0[start..start + out.len()]
-            .chunks(STEP)
-            .zip(out.chunks_mut(STEP))
-        {
+        for (keys, out) in keys.chunks(STEP).zip(out.chunks_mut(STEP)) {
             for (w, &k) in wide.iter_mut().zip(keys) {
                 *w = k.widen();
             }
@@ -356,10 +383,28 @@ where
     fn with_bytes(&self, i: usize, f: &mut dyn FnMut(&[u8])) {
         f(self.0.value(i).as_ref())
     }
+    /// The views read directly (Arrow's layout: the length in the low 32
+    /// bits; up to 12 bytes inline after it, else a buffer index and an
+    /// offset in the high 64 bits), without `value(i)`'s per-key checks.
     #[inline]
     fn fill(&self, secrets: &Secrets, start: usize, out: &mut [u128]) {
-        for (j, o) in out.iter_mut().enumerate() {
-            *o = hash_one(self.0.value(start + j).as_ref(), secrets);
+        let views = &self.0.views()[start..start + out.len()];
+        let buffers = self.0.data_buffers();
+        for (o, &view) in out.iter_mut().zip(views) {
+            let len = view as u32 as usize;
+            let inline = view.to_le_bytes();
+            let bytes = if len <= 12 {
+                &inline[4..4 + len]
+            } else {
+                let (buffer, offset) = ((view >> 64) as u32 as usize, (view >> 96) as u32 as usize);
+                // Validated by the array's constructor; a bad view of an
+                // unchecked one hashes as empty instead of panicking.
+                buffers
+                    .get(buffer)
+                    .and_then(|b| b.get(offset..offset + len))
+                    .unwrap_or_default()
+            };
+            *o = hash_one(bytes, secrets);
         }
     }
 }
