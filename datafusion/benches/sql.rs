@@ -18,7 +18,9 @@
 //! * `in-subquery`: `... WHERE user_id IN (SELECT id FROM users)` (exact);
 //!
 //! and `sql/users-1e6/<query>`:
-//! * `scan-not-null`: `SELECT count(*) FROM users WHERE id IS NOT NULL`;
+//! * `scan-sum`: `SELECT sum(id) FROM users` (a scan that reads the
+//!   column: a count of non-null ids comes from the Parquet statistics
+//!   without reading it);
 //! * `bloom_agg`: `SELECT bloom_agg(id, 1000000, 0.01) FROM users`.
 //!
 //! The targets (issue 49): `bloom_contains` at most 1.3x its scan and at
@@ -155,8 +157,8 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("sql/users-1e6");
     for (name, sql) in [
         (
-            "scan-not-null",
-            "SELECT count(*) FROM users WHERE id IS NOT NULL".to_string(),
+            "scan-sum",
+            "SELECT sum(id) FROM users".to_string(),
         ),
         (
             "bloom_agg",
