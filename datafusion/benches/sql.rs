@@ -156,10 +156,7 @@ fn bench(c: &mut Criterion) {
 
     let mut g = c.benchmark_group("sql/users-1e6");
     for (name, sql) in [
-        (
-            "scan-sum",
-            "SELECT sum(id) FROM users".to_string(),
-        ),
+        ("scan-sum", "SELECT sum(id) FROM users".to_string()),
         (
             "bloom_agg",
             format!("SELECT bloom_agg(id, {USERS}, 0.01) FROM users"),
