@@ -13,7 +13,7 @@
 # target/release/lesshash (`cargo build --release -p lesshash-cli`).
 #
 # Rows: `filter` of the Parquet column against `filter --keys int` of the
-# lines (the issue's target: at most 1.5x); `filter` of 2e7 lines on 1 and
+# lines (the target: at most 1.5x); `filter` of 2e7 lines on 1 and
 # 2 threads; `build` of 1e7 lines with --items on 1 thread and the default.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -23,7 +23,7 @@
 //!   without reading it);
 //! * `bloom_agg`: `SELECT bloom_agg(id, 1000000, 0.01) FROM users`.
 //!
-//! The targets (issue 49): `bloom_contains` at most 1.3x its scan and at
+//! The targets: `bloom_contains` at most 1.3x its scan and at
 //! least 3x faster than `in-subquery`; `bloom_agg` at most 1.5x its scan.
 
 use std::path::{Path, PathBuf};

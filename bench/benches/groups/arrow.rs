@@ -13,7 +13,7 @@
 //! * `insert-int64`: `insert_batch` of 1e6 `i64` keys into an empty filter
 //!   against `insert_array` of an `Int64Array` of them.
 //!
-//! The targets: `contains_array` at most 1.1x `contains_batch`
+//! The targets: `contains_array` at most 1.1x `contains_batch`
 //! without nulls, 1.2x with 10% nulls, and 1.2x for `Utf8View`.
 
 use std::hint::black_box;
