@@ -187,6 +187,29 @@ fn events(n: i64) -> RecordBatch {
     .unwrap()
 }
 
+/// `users.parquet` (the users table in row groups of `rows`) and `u.lhbf`,
+/// the filter `build` makes of it at 1%; the filter's path.
+fn users_filter(dir: &Dir, rows: usize) -> String {
+    write_parquet(
+        &dir.path("users.parquet"),
+        &users(),
+        rows,
+        Compression::SNAPPY,
+    );
+    let f = dir.s("u.lhbf");
+    assert_ok(&lesshash(&[
+        "build",
+        "-q",
+        "-i",
+        &dir.s("users.parquet"),
+        "-o",
+        &f,
+        "--fpr",
+        "0.01",
+    ]));
+    f
+}
+
 /// The users table: `user_id` 0..1000 (Int64) and a null.
 fn users() -> RecordBatch {
     let ids: Int64Array = (0..1000).map(Some).chain([None]).collect();
@@ -612,23 +635,7 @@ fn line_filters_and_column_filters_agree() {
 #[test]
 fn arrow_ipc_files_and_streams() {
     let dir = Dir::new();
-    write_parquet(
-        &dir.path("users.parquet"),
-        &users(),
-        1000,
-        Compression::SNAPPY,
-    );
-    let f = dir.s("u.lhbf");
-    assert_ok(&lesshash(&[
-        "build",
-        "-q",
-        "-i",
-        &dir.s("users.parquet"),
-        "-o",
-        &f,
-        "--fpr",
-        "0.01",
-    ]));
+    let f = users_filter(&dir, 1000);
     let filter = load(Path::new(&f));
     let ev = events(3000);
     let parts = [ev.slice(0, 1000), ev.slice(1000, 2000)];
@@ -916,23 +923,7 @@ fn csv_quoting_and_header() {
 #[test]
 fn binary_truncated_and_misnamed_inputs_are_refused() {
     let dir = Dir::new();
-    write_parquet(
-        &dir.path("users.parquet"),
-        &users(),
-        300,
-        Compression::SNAPPY,
-    );
-    let f = dir.s("u.lhbf");
-    assert_ok(&lesshash(&[
-        "build",
-        "-q",
-        "-i",
-        &dir.s("users.parquet"),
-        "-o",
-        &f,
-        "--fpr",
-        "0.01",
-    ]));
+    let f = users_filter(&dir, 300);
     std::fs::write(dir.path("data.gz"), b"\x1f\x8b\x08\x00\x00\x00\x00\x00").unwrap();
     std::fs::write(dir.path("nul.txt"), b"abc\ndef\0ghi\n").unwrap();
     std::fs::write(dir.path("text.parquet"), b"user_id\n1\n2\n").unwrap();

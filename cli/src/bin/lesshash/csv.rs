@@ -388,17 +388,9 @@ impl Batch {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::Dribble;
 
     fn all(input: &[u8], step: usize) -> Vec<(Vec<u8>, Vec<Vec<u8>>)> {
-        struct Dribble<'a>(&'a [u8], usize);
-        impl Read for Dribble<'_> {
-            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-                let n = self.1.min(out.len()).min(self.0.len());
-                out[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let mut r = Records::new(Dribble(input, step), b',');
         let mut out = Vec::new();
         while let Some(rec) = r.next_record().unwrap() {

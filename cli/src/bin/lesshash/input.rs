@@ -627,6 +627,21 @@ pub(crate) fn count_lines(mut r: impl Read) -> io::Result<u64> {
     Ok(lines + u64::from(last != b'\n'))
 }
 
+/// A reader that hands out at most `.1` bytes of `.0` a read (the tests'
+/// reader granularity).
+#[cfg(test)]
+pub(crate) struct Dribble<'a>(pub &'a [u8], pub usize);
+
+#[cfg(test)]
+impl Read for Dribble<'_> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.1.min(out.len()).min(self.0.len());
+        out[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,15 +668,6 @@ mod tests {
     /// Chunks reassemble the input exactly, for every reader granularity.
     #[test]
     fn chunks_cover_the_input() {
-        struct Dribble<'a>(&'a [u8], usize);
-        impl Read for Dribble<'_> {
-            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-                let n = self.1.min(out.len()).min(self.0.len());
-                out[..n].copy_from_slice(&self.0[..n]);
-                self.0 = &self.0[n..];
-                Ok(n)
-            }
-        }
         let mut input = Vec::new();
         for i in 0..300_000u32 {
             input.extend_from_slice(format!("line-{i}\n").as_bytes());
