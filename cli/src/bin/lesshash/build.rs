@@ -339,10 +339,11 @@ impl Job<'_> {
         let bar = crate::progress_count(self.quiet, items, "build");
         let mut batch = crate::csv::Batch::new(false);
         let (mut keys, mut skipped) = (0u64, 0u64);
+        let mut ints = Vec::new();
         let mut flush = |batch: &mut crate::csv::Batch| -> Result<()> {
             let cut = batch.keys();
             with_keys!(
-                encode_keys(keys_as, &cut)
+                encode_keys(keys_as, &cut, &mut ints)
                     .with_context(|| format!("cannot read the keys of {name}"))?,
                 |k| match self.pool {
                     Some(pool) => pool.install(|| filter.par_insert_batch(k)),
@@ -474,8 +475,9 @@ fn insert_all(
     name: &str,
     bar: &indicatif::ProgressBar,
 ) -> Result<Built> {
+    let mut ints = Vec::new();
     let (n, skipped) = cut_all(reader, spec, name, bar, |keys| {
-        with_keys!(spec.encode(keys)?, |k| filter.insert_batch(k));
+        with_keys!(spec.encode(keys, &mut ints)?, |k| filter.insert_batch(k));
         Ok(())
     })?;
     Ok((filter, n, skipped))
@@ -543,13 +545,15 @@ fn hash_cuts(cuts: &[Cut<'_>], spec: KeySpec, seed: u64, hashes: &mut Vec<u128>)
         parts.push(part);
         rest = tail;
     }
-    cuts.par_iter().zip(parts).try_for_each(|(cut, part)| {
-        with_keys!(spec.encode(&cut.keys)?, |k| lesshash::hash_batch(
-            k, seed, part
-        )
-        .expect("a part per piece's keys"));
-        Ok(())
-    })
+    cuts.par_iter()
+        .zip(parts)
+        .try_for_each_init(Vec::new, |ints, (cut, part)| {
+            with_keys!(spec.encode(&cut.keys, ints)?, |k| lesshash::hash_batch(
+                k, seed, part
+            )
+            .expect("a part per piece's keys"));
+            Ok(())
+        })
 }
 
 /// Inserts every key of the input on the pool, bit-identical to
@@ -581,7 +585,8 @@ fn insert_parallel(
                     .par_insert_batch(&hashes);
             } else {
                 let keys: Vec<&[u8]> = cuts.iter().flat_map(|c| &c.keys).copied().collect();
-                with_keys!(spec.encode(&keys)?, |k| filter.par_insert_batch(k));
+                with_keys!(spec.encode(&keys, &mut Vec::new())?, |k| filter
+                    .par_insert_batch(k));
             }
             Ok(())
         })
@@ -607,10 +612,10 @@ fn spool_hashes(
     bar: &indicatif::ProgressBar,
     mut spool: Spool<u128>,
 ) -> Result<(Spool<u128>, u64)> {
-    let mut hashes: Vec<u128> = Vec::new();
+    let (mut hashes, mut ints): (Vec<u128>, _) = (Vec::new(), Vec::new());
     let (_, skipped) = cut_all(reader, spec, name, bar, |keys| {
         hashes.resize(keys.len(), 0);
-        with_keys!(spec.encode(keys)?, |k| lesshash::hash_batch(
+        with_keys!(spec.encode(keys, &mut ints)?, |k| lesshash::hash_batch(
             k,
             seed,
             &mut hashes

@@ -4,6 +4,7 @@
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
@@ -207,7 +208,7 @@ fn csv(
             }
         }
         let mut batch = crate::csv::Batch::new(true);
-        let mut found = Vec::new();
+        let (mut found, mut ints) = (Vec::new(), Vec::new());
         let (mut records, mut written, mut keyed) = (0u64, 0u64, 0u64);
         let mut flush =
             |batch: &mut crate::csv::Batch, out: &mut (dyn Write + Send)| -> Result<()> {
@@ -215,7 +216,7 @@ fn csv(
                 found.clear();
                 found.resize(keys.len(), false);
                 with_keys!(
-                    encode_keys(keys_as, &keys)
+                    encode_keys(keys_as, &keys, &mut ints)
                         .with_context(|| format!("cannot read the keys of {name}"))?,
                     |k| match pool {
                         Some(pool) => pool.install(|| filter.par_contains_batch(k, &mut found)),
@@ -379,7 +380,9 @@ impl Job<'_> {
     /// Several threads: the input is read in blocks on a thread of its
     /// own; each block is cut into pieces at line ends, and the pool
     /// filters the pieces, each into its own buffer, while the previous
-    /// block's buffers are written out, in input order.
+    /// block's buffers are written out, in input order. The working memory
+    /// of a piece (keys, answers) is its thread's, reused from piece to
+    /// piece, so that it stays in that thread's cache.
     fn parallel(
         &self,
         reader: Box<dyn Read + Send>,
@@ -388,6 +391,9 @@ impl Job<'_> {
         mut out: &mut (dyn Write + Send),
     ) -> Result<(u64, u64, u64)> {
         let blocks = Blocks::spawn(reader, threads)?;
+        let scratches: Vec<Mutex<Scratch>> = (0..pool.current_num_threads())
+            .map(|_| Mutex::default())
+            .collect();
         let (mut lines, mut printed) = (0u64, 0u64);
         // The pieces of the block being filtered, and the first `ready` of
         // `done`: the previous block's, to write; their buffers are reused.
@@ -415,7 +421,13 @@ impl Job<'_> {
                         pieces
                             .par_iter()
                             .zip(work_now.par_iter_mut())
-                            .try_for_each(|(piece, w)| w.filter(self, piece))
+                            .try_for_each(|(piece, w)| {
+                                // Each thread locks its own: never contended.
+                                let i = rayon::current_thread_index().unwrap_or(0);
+                                let mut scratch =
+                                    scratches[i].lock().unwrap_or_else(PoisonError::into_inner);
+                                w.filter(self, piece, &mut scratch)
+                            })
                     },
                 )
             });
@@ -431,9 +443,11 @@ impl Job<'_> {
             blocks.give_back(block);
         }
         write_pieces(&done[..ready], &mut out).context(self.out_context.to_string())?;
-        // Every piece's scratch counts the keyed lines it filtered, over
-        // every block it served.
-        let keyed = work.iter().chain(&done).map(|p| p.scratch.keyed).sum();
+        // Every thread's scratch counts the keyed lines it filtered.
+        let keyed = scratches
+            .into_iter()
+            .map(|s| s.into_inner().unwrap_or_else(PoisonError::into_inner).keyed)
+            .sum();
         Ok((lines, printed, keyed))
     }
 
@@ -447,26 +461,27 @@ impl Job<'_> {
     ) -> Result<(u64, u64)> {
         let base = chunk.as_ptr() as usize;
         let mut keys = recycle(std::mem::take(&mut scratch.keys));
-        let mut sel = Selection::new(self.invert);
         let Scratch {
             starts,
             has_key,
             answers,
+            ints,
+            flips,
             ..
         } = scratch;
-        let lines = if self.spec.is_whole_line() {
+        let (lines, printed) = if self.spec.is_whole_line() {
             // Fast path: the key is the line, so line i spans from key i's
             // start to key i+1's start; one vector per chunk.
             for_each_line(chunk, |line| keys.push(strip_eol(line)));
             answers.resize(keys.len(), false);
-            with_keys!(self.spec.encode(&keys)?, |k| self
+            with_keys!(self.spec.encode(&keys, ints)?, |k| self
                 .filter
                 .contains_batch(k, answers))?;
+            let mut sel = Selection::new(self.invert, flips, keys.len());
             for (key, &present) in keys.iter().zip(answers.iter()) {
-                sel.line(key.as_ptr() as usize - base, present, chunk, out)
-                    .with_context(|| self.out_context.to_string())?;
+                sel.line(key.as_ptr() as usize - base, present);
             }
-            keys.len() as u64
+            (keys.len() as u64, sel.finish(chunk, out))
         } else {
             // One batch query per chunk over the lines that have a key.
             starts.clear();
@@ -482,20 +497,18 @@ impl Job<'_> {
                 }
             });
             answers.resize(keys.len(), false);
-            with_keys!(self.spec.encode(&keys)?, |k| self
+            with_keys!(self.spec.encode(&keys, ints)?, |k| self
                 .filter
                 .contains_batch(k, answers))?;
+            let mut sel = Selection::new(self.invert, flips, starts.len());
             let mut answer = answers.iter();
             for (&start, &keyed) in starts.iter().zip(has_key.iter()) {
                 let present = keyed && *answer.next().expect("one answer per key");
-                sel.line(start, present, chunk, out)
-                    .with_context(|| self.out_context.to_string())?;
+                sel.line(start, present);
             }
-            starts.len() as u64
+            (starts.len() as u64, sel.finish(chunk, out))
         };
-        let printed = sel
-            .finish(chunk, out)
-            .with_context(|| self.out_context.to_string())?;
+        let printed = printed.with_context(|| self.out_context.to_string())?;
         scratch.keyed += keys.len() as u64;
         scratch.keys = recycle(keys);
         Ok((lines, printed))
@@ -503,12 +516,15 @@ impl Job<'_> {
 }
 
 /// Reused across chunks: line starts (field mode), which lines have a key
-/// (field mode), the answers, and the keys' allocation.
+/// (field mode), the answers, the parsed keys (`--keys int`), where the
+/// selection flips, and the keys' allocation.
 #[derive(Default)]
 struct Scratch {
     starts: Vec<usize>,
     has_key: Vec<bool>,
     answers: Vec<bool>,
+    ints: Vec<[u8; 8]>,
+    flips: Vec<usize>,
     keys: Vec<&'static [u8]>,
     /// The lines with a key so far (field mode: a count of 0 over many
     /// lines means the field or the delimiter is wrong).
@@ -516,19 +532,18 @@ struct Scratch {
 }
 
 /// One piece of a block on the parallel path: its selected lines, and
-/// what they were counted and found with.
+/// how many it read and selected.
 #[derive(Default)]
 struct Piece {
-    scratch: Scratch,
     out: Vec<u8>,
     lines: u64,
     printed: u64,
 }
 
 impl Piece {
-    fn filter(&mut self, job: &Job<'_>, piece: &[u8]) -> Result<()> {
+    fn filter(&mut self, job: &Job<'_>, piece: &[u8], scratch: &mut Scratch) -> Result<()> {
         self.out.clear();
-        (self.lines, self.printed) = job.select(piece, &mut self.scratch, &mut self.out)?;
+        (self.lines, self.printed) = job.select(piece, scratch, &mut self.out)?;
         Ok(())
     }
 }
@@ -538,20 +553,32 @@ fn write_pieces(pieces: &[Piece], out: &mut impl Write) -> std::io::Result<()> {
     pieces.iter().try_for_each(|p| out.write_all(&p.out))
 }
 
-/// Which lines of a chunk are printed: runs of consecutive selected lines
-/// are written with one `write_all` each.
-struct Selection {
+/// Which lines of a chunk are printed, kept as the offsets where the
+/// selection flips (a run of selected lines starts at an even flip and
+/// ends at the next): the lines are visited without a branch on their
+/// answers, which are as unpredictable as the keys (a branch per line was
+/// a quarter of a `--keys int` filter's time), and each run is then
+/// written with one `write_all`.
+struct Selection<'s> {
     invert: bool,
-    /// The start of the current run of selected lines.
-    run: Option<usize>,
+    flips: &'s mut Vec<usize>,
+    /// Flips so far: `flips[..count]`.
+    count: usize,
+    /// Whether the previous line was selected.
+    selected: bool,
     printed: u64,
 }
 
-impl Selection {
-    fn new(invert: bool) -> Self {
+impl<'s> Selection<'s> {
+    /// A selection of up to `lines` lines, in `flips` (reused).
+    fn new(invert: bool, flips: &'s mut Vec<usize>, lines: usize) -> Self {
+        flips.clear();
+        flips.resize(lines + 1, 0);
         Self {
             invert,
-            run: None,
+            flips,
+            count: 0,
+            selected: false,
             printed: 0,
         }
     }
@@ -559,30 +586,30 @@ impl Selection {
     /// The line starting at `start` (the lines of a chunk in order, each
     /// ending where the next starts): printed if `present != invert`.
     #[inline]
-    fn line(
-        &mut self,
-        start: usize,
-        present: bool,
-        chunk: &[u8],
-        out: &mut impl Write,
-    ) -> std::io::Result<()> {
-        if present != self.invert {
-            self.printed += 1;
-            self.run.get_or_insert(start);
-        } else if let Some(run) = self.run.take() {
-            out.write_all(&chunk[run..start])?;
-        }
-        Ok(())
+    fn line(&mut self, start: usize, present: bool) {
+        let selected = present != self.invert;
+        // Written always, kept only where the selection changes.
+        self.flips[self.count] = start;
+        self.count += usize::from(selected != self.selected);
+        self.selected = selected;
+        self.printed += u64::from(selected);
     }
 
-    /// Writes the last run (up to the chunk's end); the number of lines
-    /// printed.
+    /// Writes the runs of selected lines (the last up to the chunk's end);
+    /// the number of lines printed.
     fn finish(self, chunk: &[u8], out: &mut impl Write) -> std::io::Result<u64> {
-        if let Some(run) = self.run {
-            out.write_all(&chunk[run..])?;
-            // The input's last line may lack its newline; the output's never does.
-            if !chunk.ends_with(b"\n") {
-                out.write_all(b"\n")?;
+        for run in self.flips[..self.count].chunks(2) {
+            match *run {
+                [start, end] => out.write_all(&chunk[start..end])?,
+                [start] => {
+                    out.write_all(&chunk[start..])?;
+                    // The input's last line may lack its newline; the
+                    // output's never does.
+                    if !chunk.ends_with(b"\n") {
+                        out.write_all(b"\n")?;
+                    }
+                }
+                _ => unreachable!("chunks of two"),
             }
         }
         Ok(self.printed)

@@ -184,7 +184,38 @@ pub(crate) fn check_kinds(
 /// The 8 bytes the crate hashes for the integer written in `text`
 /// (decimal, an optional sign), as [`Keys::Int`] reads it; `None` if it
 /// is not one or is outside -2^63 ..= 2^64 - 1.
+///
+/// Parsing is most of the work of a `--keys int` filter, so the common
+/// shapes (up to 19 digits, or `-` and up to 18) are read in one pass
+/// without the UTF-8 check; the rest go to [`int_key_std`], the oracle.
+#[inline]
 pub(crate) fn int_key(text: &[u8]) -> Option<[u8; 8]> {
+    let (negative, digits) = match text.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, text),
+    };
+    // 19 digits stay below 2^64 and 18 below 2^63: no overflow to test.
+    if digits.is_empty() || digits.len() > 19 - usize::from(negative) {
+        return int_key_std(text);
+    }
+    let mut v = 0u64;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return int_key_std(text);
+        }
+        v = v * 10 + u64::from(d);
+    }
+    Some(if negative {
+        // Below 2^63 (18 digits), so the negation cannot overflow.
+        (v as i64).wrapping_neg().to_le_bytes()
+    } else {
+        v.to_le_bytes()
+    })
+}
+
+/// [`int_key`] by the standard library's parsers: the definition.
+fn int_key_std(text: &[u8]) -> Option<[u8; 8]> {
     let s = std::str::from_utf8(text).ok()?;
     match s.parse::<u64>() {
         Ok(v) => Some(v.to_le_bytes()),
@@ -195,7 +226,10 @@ pub(crate) fn int_key(text: &[u8]) -> Option<[u8; 8]> {
 /// Keys encoded as `--keys` asks ([`KeySpec::encode`]).
 pub(crate) enum Encoded<'a> {
     Text(&'a [&'a [u8]]),
-    Int(Vec<[u8; 8]>),
+    /// Parsed into the caller's buffer, reused from chunk to chunk: a
+    /// fresh vector per chunk was most of the page faults of a parallel
+    /// `filter --keys int` (the allocator hands freed megabytes back).
+    Int(&'a [[u8; 8]]),
 }
 
 /// Runs `$body` with `$k` bound to the keys of `$encoded` (an
@@ -204,10 +238,7 @@ macro_rules! with_keys {
     ($encoded:expr, |$k:ident| $body:expr) => {
         match $encoded {
             $crate::input::Encoded::Text($k) => $body,
-            $crate::input::Encoded::Int(ints) => {
-                let $k = &ints[..];
-                $body
-            }
+            $crate::input::Encoded::Int($k) => $body,
         }
     };
 }
@@ -453,10 +484,14 @@ impl KeySpec {
         Some(memchr::memchr(delim, rest).map_or(rest, |end| &rest[..end]))
     }
     /// The keys cut from lines, encoded as `--keys` asks: as they are for
-    /// text, parsed for integers (an error quoting the first key that is
-    /// not one).
-    pub fn encode<'a>(&self, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
-        encode_keys(self.kind, keys)
+    /// text, parsed into `ints` for integers (an error quoting the first
+    /// key that is not one).
+    pub fn encode<'a>(
+        &self,
+        keys: &'a [&'a [u8]],
+        ints: &'a mut Vec<[u8; 8]>,
+    ) -> Result<Encoded<'a>> {
+        encode_keys(self.kind, keys, ints)
     }
 
     /// `--keys`.
@@ -466,21 +501,26 @@ impl KeySpec {
 }
 
 /// [`KeySpec::encode`] for a [`Keys`].
-pub(crate) fn encode_keys<'a>(kind: Keys, keys: &'a [&'a [u8]]) -> Result<Encoded<'a>> {
+pub(crate) fn encode_keys<'a>(
+    kind: Keys,
+    keys: &'a [&'a [u8]],
+    ints: &'a mut Vec<[u8; 8]>,
+) -> Result<Encoded<'a>> {
     match kind {
         Keys::Text => Ok(Encoded::Text(keys)),
-        Keys::Int => keys
-            .iter()
-            .map(|k| {
-                int_key(k).ok_or_else(|| {
+        Keys::Int => {
+            ints.clear();
+            ints.reserve(keys.len());
+            for k in keys {
+                ints.push(int_key(k).ok_or_else(|| {
                     anyhow::anyhow!(
                         "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
                         String::from_utf8_lossy(k)
                     )
-                })
-            })
-            .collect::<Result<Vec<_>>>()
-            .map(Encoded::Int),
+                })?);
+            }
+            Ok(Encoded::Int(ints))
+        }
     }
 }
 
@@ -713,8 +753,52 @@ mod tests {
         ] {
             assert_eq!(int_key(bad), None, "{bad:?}");
         }
+        // The fast path against the definition: every shape near its
+        // limits, and random strings over the characters that matter.
+        let mut cases: Vec<Vec<u8>> = Vec::new();
+        for digits in 0..=21 {
+            for lead in ["", "-", "+", "--", "-+", "0", "-0"] {
+                for fill in [b'0', b'1', b'9'] {
+                    let mut c = lead.as_bytes().to_vec();
+                    c.resize(lead.len() + digits, fill);
+                    cases.push(c);
+                }
+            }
+        }
+        for limit in [u64::MAX as i128, i64::MAX as i128, i64::MIN as i128] {
+            for d in -2..=2 {
+                cases.push((limit + d).to_string().into_bytes());
+            }
+        }
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        let alphabet = b"0123456789-+ x\xff9";
+        for _ in 0..100_000 {
+            let len = next() % 23;
+            cases.push(
+                (0..len)
+                    .map(|_| alphabet[next() % alphabet.len()])
+                    .collect(),
+            );
+        }
+        for c in &cases {
+            assert_eq!(
+                int_key(c),
+                int_key_std(c),
+                "{:?}",
+                String::from_utf8_lossy(c)
+            );
+        }
         let keys: Vec<&[u8]> = vec![b"1", b"x"];
-        let e = encode_keys(Keys::Int, &keys).err().unwrap().to_string();
+        let e = encode_keys(Keys::Int, &keys, &mut Vec::new())
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("\"x\"") && e.contains("--keys int"), "{e}");
     }
 }

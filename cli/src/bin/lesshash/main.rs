@@ -42,6 +42,7 @@ mod query;
 mod sigbus;
 mod sniff;
 mod spool;
+mod writeback;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

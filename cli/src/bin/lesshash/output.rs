@@ -21,6 +21,8 @@ use lesshash::{Block, BloomFilter, FilterView, MappedFilter};
 
 use lesshash::internals::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
 
+use crate::writeback::WriteBehind;
+
 /// Temporary files to remove if a signal ends the process. The signal
 /// thread holds the lock until it exits, so no file is created after it
 /// cleaned up, and a rename happens either wholly before or not at all.
@@ -380,7 +382,9 @@ impl Output {
                 target,
                 dir,
             } => {
-                let mut w = BufWriter::with_capacity(BUF, &mut *file);
+                // Its disk write started as it goes: the sync below then
+                // waits for the last few megabytes only.
+                let mut w = BufWriter::with_capacity(BUF, WriteBehind::new(file));
                 let result = write(&mut w)?;
                 w.flush().with_context(context)?;
                 drop(w);
