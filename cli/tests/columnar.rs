@@ -1263,3 +1263,56 @@ fn empty_parquet() {
     assert_eq!(read.batch.num_rows(), 0);
     assert_eq!(read.batch.schema(), schema);
 }
+
+/// Each output column tries a dictionary where the input's writer kept
+/// one for every page (few distinct values) and not where it fell back
+/// to plain pages (mostly distinct values, as ids): the rows are the same
+/// either way, and the output no larger than the input's choices make it.
+#[test]
+fn parquet_output_keeps_the_inputs_dictionary_choices() {
+    let dir = Dir::new();
+    let f = users_filter(&dir, 1000);
+    let n = 20_000;
+    let batch = events(n);
+    // A small dictionary page limit makes the writer give up on `id`,
+    // `name` and `score` (every value distinct), not on `user_id`.
+    let props = WriterProperties::builder()
+        .set_dictionary_page_size_limit(16 << 10)
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let input = dir.path("events.parquet");
+    let mut w =
+        ArrowWriter::try_new(File::create(&input).unwrap(), batch.schema(), Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let dictionaries = |path: &Path| -> Vec<bool> {
+        let reader =
+            parquet::file::reader::SerializedFileReader::new(File::open(path).unwrap()).unwrap();
+        use parquet::file::reader::FileReader;
+        let meta = reader.metadata().row_group(0).clone();
+        meta.columns()
+            .iter()
+            .map(|c| c.dictionary_page_offset().is_some())
+            .collect()
+    };
+    // The input: every column started a dictionary (the writer's default).
+    assert_eq!(dictionaries(&input), [true; 4]);
+
+    let out = dir.path("out.parquet");
+    assert_ok(&lesshash(&[
+        "filter",
+        &f,
+        "-q",
+        "-i",
+        &dir.s("events.parquet"),
+        "--column",
+        "user_id",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    assert_eq!(dictionaries(&out), [false, true, false, false]);
+    assert_eq!(
+        ids(&read_parquet(&out).batch),
+        expected_rows(&load(Path::new(&f)), &batch, false)
+    );
+}

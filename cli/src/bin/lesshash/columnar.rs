@@ -26,7 +26,8 @@ use parquet::arrow::arrow_reader::{
 use parquet::arrow::arrow_writer::{
     ArrowColumnWriter, ArrowRowGroupWriterFactory, ArrowWriter, compute_leaves,
 };
-use parquet::basic::Compression;
+use parquet::basic::{Compression, Encoding, PageType};
+use parquet::file::metadata::ColumnChunkMetaData;
 use parquet::file::properties::WriterProperties;
 use parquet::file::writer::SerializedFileWriter;
 use rayon::prelude::*;
@@ -284,8 +285,9 @@ impl Columnar {
     }
 
     /// The Parquet writer's properties for output of this input: each
-    /// column's codec as in the input's first row group (Snappy for Arrow
-    /// input, or a Parquet file without row groups), its key-value metadata
+    /// column's codec and dictionary choice as in the input's first row
+    /// group (Snappy and dictionaries for Arrow input, or a Parquet file
+    /// without row groups), its key-value metadata
     /// (pandas' among them), no row-group size limit (the caller cuts row
     /// groups where the input's end).
     pub(crate) fn writer_properties(&self) -> WriterProperties {
@@ -302,13 +304,40 @@ impl Columnar {
             }
             if let Some(rg) = meta.metadata().row_groups().first() {
                 for column in rg.columns() {
+                    let path = column.column_path().clone();
                     props = props
-                        .set_column_compression(column.column_path().clone(), column.compression());
+                        .set_column_compression(path.clone(), column.compression())
+                        .set_column_dictionary_enabled(path, dictionary_kept(column));
                 }
             }
         }
         props.build()
     }
+}
+
+/// Whether the writer of `column` kept every data page dictionary-encoded,
+/// so that its output column is worth a dictionary too. A writer that fell
+/// back to plain pages (a column of mostly distinct values: ids, measures)
+/// or never tried says that a dictionary would be built and thrown away
+/// (the dictionary's hash table was a third of a `filter -o x.parquet`).
+/// Without page statistics, the writer's default (a dictionary) stays.
+fn dictionary_kept(column: &ColumnChunkMetaData) -> bool {
+    let dictionary =
+        |e: &Encoding| matches!(e, Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY);
+    column.dictionary_page_offset().is_some()
+        && match (
+            column.page_encoding_stats_mask(),
+            column.page_encoding_stats(),
+        ) {
+            (Some(mask), _) => {
+                mask.is_only(Encoding::PLAIN_DICTIONARY) || mask.is_only(Encoding::RLE_DICTIONARY)
+            }
+            (None, Some(stats)) => stats
+                .iter()
+                .filter(|s| matches!(s.page_type, PageType::DATA_PAGE | PageType::DATA_PAGE_V2))
+                .all(|s| dictionary(&s.encoding)),
+            (None, None) => true,
+        }
 }
 
 /// A clone of `file` (the same open file, sharing its offset: one reader
