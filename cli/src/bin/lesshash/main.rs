@@ -22,8 +22,9 @@
 //! reader that goes away (`| head`) ends the program quietly, as Unix tools
 //! do; a stdout that is closed (`>&-`) or fails (a full disk) is an error.
 
-// `deny`, not `forbid`: `sigbus` allows its one `unsafe` (the SIGBUS
-// handler of a mapped filter, which no safe crate installs).
+// `deny`, not `forbid`: three modules allow one `unsafe` each, calls no
+// safe crate makes: `sigbus` (the SIGBUS handler of a mapped filter),
+// `writeback` (sync_file_range) and `malloc` (mallopt).
 #![deny(unsafe_code)]
 
 mod build;
@@ -34,6 +35,7 @@ mod experiment;
 mod filter;
 mod info;
 mod input;
+mod malloc;
 mod merge;
 mod output;
 mod parallel;
@@ -103,6 +105,7 @@ impl Command {
 }
 
 fn main() -> ExitCode {
+    malloc::keep_freed_memory();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return argument_error(e),
