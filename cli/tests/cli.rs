@@ -1453,6 +1453,19 @@ fn closed_or_failing_stdout_is_an_error() {
         assert_one_line_error(&o, &["stdout"]);
     }
     assert!(!dir.path("-").exists());
+    // With -o FILE stdout is not written, so a closed one (or /dev/null
+    // opened for reading and writing, as Python's subprocess.DEVNULL
+    // does: the same to the program) is no error.
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("exec \"$0\" \"$@\" >&-")
+        .arg(BIN)
+        .args(["filter", &f, "-q", "-i", &keys, "-o", "kept.txt"])
+        .current_dir(dir.0.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(dir.path("kept.txt").exists());
     if !Path::new("/dev/full").exists() {
         common::skip_unless_ci("the /dev/full part needs /dev/full");
         return;

@@ -53,6 +53,13 @@ pub(crate) struct Args {
     threads: usize,
 }
 
+impl Args {
+    /// Whether the selected lines go to stdout (no `-o`, or `-o -`).
+    pub(crate) fn writes_stdout(&self) -> bool {
+        self.output.as_ref().is_none_or(|o| o.as_os_str() == "-")
+    }
+}
+
 pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     let start = Instant::now();
     if args.filter.is_stdin() && args.input.path().is_none() {

@@ -98,6 +98,7 @@ impl Command {
     fn writes_stdout(&self) -> bool {
         match self {
             Command::Build(a) => a.writes_stdout(),
+            Command::Filter(a) => a.writes_stdout(),
             Command::Merge(a) => a.writes_stdout(),
             _ => true,
         }
