@@ -37,7 +37,7 @@ pub(crate) fn pool(threads: usize, what: &str) -> Result<Option<rayon::ThreadPoo
 /// stays in its cache and the threads finish a block together (a block
 /// ends when its last piece does); large enough to amortise a task and a
 /// batch query. Pieces of 2 MiB made a two-thread `filter` touch 160 MiB.
-const PIECE: usize = 256 << 10;
+const PIECE: usize = 128 << 10;
 
 /// A block's size per thread: many pieces per thread, so that a thread
 /// whose pieces went fast (lines without the key, absent keys) takes more,
