@@ -118,6 +118,35 @@ impl BloomFilter {
         Ok(())
     }
 
+    /// Whether every bit set in this filter is set in `other` (the filters
+    /// compatible): then every key this filter may hold, `other` may hold
+    /// too. The filter of a subset of `other`'s keys always is one (its bits
+    /// are among the union's, which is `other`'s); the converse is only
+    /// probable, as a membership answer is: keys outside `other`'s set can
+    /// land on bits `other` has set.
+    ///
+    /// ```
+    /// use lesshash::BloomFilter;
+    ///
+    /// let mut a = BloomFilter::with_fpr(1000, 0.01)?;
+    /// let mut b = a.clone();
+    /// a.insert("apple");
+    /// b.insert_batch(&["apple", "pear"]);
+    /// assert!(a.is_subset(&b)? && !b.is_subset(&a)?);
+    /// # Ok::<(), lesshash::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Incompatible`].
+    pub fn is_subset(&self, other: &BloomFilter) -> Result<bool, Error> {
+        self.check_compatible(other)?;
+        Ok(self
+            .words()
+            .iter()
+            .zip(other.words())
+            .all(|(a, b)| a & !b == 0))
+    }
+
     /// A new filter, the union of `a` and `b` (see [`union`](Self::union)).
     ///
     /// # Errors

@@ -290,6 +290,11 @@ impl<'a> FilterView<'a> {
             .sum()
     }
 
+    /// Whether no bit is set: no key was inserted (or all were cleared).
+    pub fn is_empty(&self) -> bool {
+        self.words.words.iter().all(|&w| w == 0)
+    }
+
     /// The fraction of bits set.
     pub fn fill_ratio(&self) -> f64 {
         self.count_ones() as f64 / self.geometry.num_bits as f64
@@ -477,6 +482,11 @@ macro_rules! view_queries {
         /// [`FilterView::count_ones`]: the number of set bits.
         pub fn count_ones(&self) -> u64 {
             self.view().count_ones()
+        }
+
+        /// [`FilterView::is_empty`]: whether no bit is set.
+        pub fn is_empty(&self) -> bool {
+            self.view().is_empty()
         }
 
         /// [`FilterView::fill_ratio`]: the fraction of bits set.

@@ -146,6 +146,7 @@ fn incompatible_filters_name_the_first_differing_parameter() {
             a.estimated_union_len(&b).unwrap_err(),
             a.estimated_intersection_len(&b).unwrap_err(),
             a.check_compatible(&b).unwrap_err(),
+            a.is_subset(&b).unwrap_err(),
         ] {
             assert!(
                 matches!(&err, Error::Incompatible { parameter: p, .. } if *p == parameter),
@@ -315,5 +316,18 @@ proptest! {
             common += 1;
         }
         prop_assert!(common >= 1);
+
+        // Subsets by the bits, against their definition (A ⊆ B iff A | B
+        // is B): each input is one of the union, the intersection one of
+        // each input; the inputs each other's only when the ORs say so.
+        let subset = |x: &BloomFilter, y: &BloomFilter| BloomFilter::union_of(x, y).unwrap() == *y;
+        for (x, y) in [(&fa, &fab), (&fb, &fab), (&and, &fa), (&and, &fb), (&fa, &fb), (&fb, &fa), (&fab, &fa)] {
+            prop_assert_eq!(x.is_subset(y).unwrap(), subset(x, y));
+        }
+        prop_assert!(fa.is_subset(&fab).unwrap() && and.is_subset(&fb).unwrap());
+        prop_assert!(!fa.is_empty() && proto.clone().is_empty() == (proto.count_ones() == 0));
+        let mut cleared = fa.clone();
+        cleared.clear();
+        prop_assert!(cleared.is_empty() && cleared.is_subset(&fb).unwrap());
     }
 }

@@ -50,6 +50,30 @@ impl BloomFilter {
         }
     }
 
+    /// A new filter: a copy of this one combined (`op`: the crate's
+    /// `union` or `intersect`) with each of `others` in turn.
+    fn combined(
+        &self,
+        py: Python<'_>,
+        others: &[PyRef<'_, BloomFilter>],
+        op: fn(&mut lesshash::BloomFilter, &lesshash::BloomFilter) -> Result<(), lesshash::Error>,
+    ) -> PyResult<BloomFilter> {
+        let out = self.copy(py)?;
+        for other in others {
+            write_from(py, &out.inner, &other.inner, |a, b| match a.owned_mut() {
+                Some(a) => op(a, &*b.owned()?),
+                None => unreachable!("a copy is owned"),
+            })
+            .map_err(to_py)?;
+        }
+        Ok(out)
+    }
+
+    /// Whether the two filters are equal (`==`).
+    fn equal(&self, py: Python<'_>, other: &BloomFilter) -> PyResult<bool> {
+        read_both(py, &self.inner, &other.inner, Backing::equals).map_err(to_py)
+    }
+
     /// `TypeError` if the filter is a map (`what`: the refused change, for
     /// the message). Checked before a change reads its keys; a filter never
     /// turns from owned to mapped or back, so the check holds for the
@@ -270,9 +294,23 @@ impl BloomFilter {
         })
     }
 
-    /// Adds every key of an iterable (as `set.update`); same as `add_many`.
-    fn update(&self, keys: &Bound<'_, PyAny>) -> PyResult<()> {
-        self.add_many(keys).map(drop)
+    /// Adds every key of each argument (as ``set.update``): a
+    /// ``BloomFilter`` is OR-ed in (``|=``), anything else is keys, as for
+    /// ``add_many``.
+    #[pyo3(signature = (*others))]
+    fn update(slf: &Bound<'_, Self>, others: &Bound<'_, PyTuple>) -> PyResult<()> {
+        for other in others.iter() {
+            match other.cast::<BloomFilter>() {
+                Ok(filter) => {
+                    slf.get().writable(slf.py(), "update it in place")?;
+                    combine_into(slf, filter, lesshash::BloomFilter::union)?;
+                }
+                Err(_) => {
+                    slf.get().add_many(&other)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Whether each key may be in the set: a NumPy ``bool`` array, one entry
@@ -330,39 +368,90 @@ impl BloomFilter {
         Ok(())
     }
 
-    /// The union with `other` as a new filter (both must have equal layout,
-    /// scheme, bits, hashes and seed): exactly the filter of both key sets.
-    /// Always an owned filter, also from mapped ones.
-    fn union(&self, py: Python<'_>, other: &BloomFilter) -> PyResult<BloomFilter> {
-        read_both(py, &self.inner, &other.inner, |a, b| {
-            lesshash::BloomFilter::union_of(&*a.owned()?, &*b.owned()?)
-        })
-        .map(BloomFilter::wrap)
-        .map_err(to_py)
+    /// The union with every filter of `others` as a new filter (all must
+    /// have equal layout, scheme, bits, hashes and seed): exactly the filter
+    /// of all their key sets. Always an owned filter, also from mapped ones.
+    #[pyo3(signature = (*others))]
+    fn union(&self, py: Python<'_>, others: Vec<PyRef<'_, BloomFilter>>) -> PyResult<BloomFilter> {
+        self.combined(py, &others, lesshash::BloomFilter::union)
     }
 
-    fn __or__(&self, py: Python<'_>, other: &Bound<'_, BloomFilter>) -> PyResult<BloomFilter> {
-        self.union(py, other.get())
+    fn __or__(&self, py: Python<'_>, other: PyRef<'_, BloomFilter>) -> PyResult<BloomFilter> {
+        self.union(py, vec![other])
     }
 
     fn __ior__(slf: &Bound<'_, Self>, other: &Bound<'_, BloomFilter>) -> PyResult<()> {
         slf.get().writable(slf.py(), "update it in place (|=)")?;
-        if slf.is(other) {
-            // `f |= f`: the union with itself is itself (and its lock cannot
-            // be held for writing and reading at once).
-            return Ok(());
+        combine_into(slf, other, lesshash::BloomFilter::union)
+    }
+
+    /// The intersection with every filter of `others` as a new filter (all
+    /// compatible, as for ``union``): the AND of their bits. It holds every
+    /// key in all the sets, but it is not the filter of their intersection:
+    /// a bit can be set in each input by different keys, so its false
+    /// positive rate lies between that filter's and the inputs' (the Rust
+    /// crate's ``BloomFilter::intersect`` gives the formula).
+    #[pyo3(signature = (*others))]
+    fn intersection(
+        &self,
+        py: Python<'_>,
+        others: Vec<PyRef<'_, BloomFilter>>,
+    ) -> PyResult<BloomFilter> {
+        self.combined(py, &others, lesshash::BloomFilter::intersect)
+    }
+
+    fn __and__(&self, py: Python<'_>, other: PyRef<'_, BloomFilter>) -> PyResult<BloomFilter> {
+        self.intersection(py, vec![other])
+    }
+
+    fn __iand__(slf: &Bound<'_, Self>, other: &Bound<'_, BloomFilter>) -> PyResult<()> {
+        slf.get().writable(slf.py(), "update it in place (&=)")?;
+        combine_into(slf, other, lesshash::BloomFilter::intersect)
+    }
+
+    /// Keeps only the bits set in every filter of `others` (``&=`` with
+    /// each, in order).
+    #[pyo3(signature = (*others))]
+    fn intersection_update(slf: &Bound<'_, Self>, others: &Bound<'_, PyTuple>) -> PyResult<()> {
+        slf.get().writable(slf.py(), "update it in place")?;
+        for other in others.iter() {
+            let other = other.cast::<BloomFilter>().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "intersection_update takes BloomFilters, got {}",
+                    type_name(&other)
+                ))
+            })?;
+            combine_into(slf, other, lesshash::BloomFilter::intersect)?;
         }
-        write_from(slf.py(), &slf.get().inner, &other.get().inner, |a, b| {
-            match a.owned_mut() {
-                Some(a) => a.union(&*b.owned()?),
-                None => Ok(()), // a map: refused above
-            }
+        Ok(())
+    }
+
+    /// Whether every bit set here is set in `other` (``<=``): then every
+    /// key this filter may hold, `other` may hold too. The filter of a
+    /// subset of `other`'s keys always is one; the converse is probable,
+    /// not certain, as a membership answer is. ``ValueError`` for filters
+    /// of other parameters, as for ``|``.
+    fn issubset(&self, py: Python<'_>, other: &BloomFilter) -> PyResult<bool> {
+        read_both(py, &self.inner, &other.inner, |a, b| {
+            a.owned()?.is_subset(&*b.owned()?)
         })
         .map_err(to_py)
     }
 
+    /// ``other.issubset(self)`` (``>=``).
+    fn issuperset(&self, py: Python<'_>, other: &BloomFilter) -> PyResult<bool> {
+        other.issubset(py, self)
+    }
+
+    /// ``True`` if a key was added (a bit is set), as a set is true when
+    /// not empty.
+    fn __bool__(&self, py: Python<'_>) -> bool {
+        self.inner.read_detached(py, |b| !b.view().is_empty())
+    }
+
     /// ``==`` and ``!=``: equal parameters and bits, owned or mapped (a
-    /// map compared is copied first).
+    /// map compared is copied first); ``<=``, ``<``, ``>=``, ``>``: the
+    /// subset order of ``issubset``.
     fn __richcmp__(
         &self,
         py: Python<'_>,
@@ -372,7 +461,18 @@ impl BloomFilter {
         let Ok(other) = other.cast::<BloomFilter>() else {
             return Ok(py.NotImplemented());
         };
-        compare(py, &self.inner, &other.get().inner, op, Backing::equals)
+        let other = other.get();
+        // The order of sets: ``<=`` is issubset, ``<`` a subset not equal.
+        let answer = match op {
+            CompareOp::Eq | CompareOp::Ne => {
+                return compare(py, &self.inner, &other.inner, op, Backing::equals);
+            }
+            CompareOp::Le => self.issubset(py, other)?,
+            CompareOp::Ge => other.issubset(py, self)?,
+            CompareOp::Lt => self.issubset(py, other)? && !self.equal(py, other)?,
+            CompareOp::Gt => other.issubset(py, self)? && !self.equal(py, other)?,
+        };
+        Ok(answer.into_pyobject(py)?.to_owned().into_any().unbind())
     }
 
     /// An independent, writable copy (of a map too: its bits read into
@@ -674,4 +774,31 @@ impl BloomFilter {
             )
         }))
     }
+}
+
+/// `op` (the crate's `union` or `intersect`) of `other` into `slf`, in
+/// place; `slf` was checked writable. With itself it is itself (and its
+/// lock cannot be held for writing and reading at once).
+fn combine_into(
+    slf: &Bound<'_, BloomFilter>,
+    other: &Bound<'_, BloomFilter>,
+    op: fn(&mut lesshash::BloomFilter, &lesshash::BloomFilter) -> Result<(), lesshash::Error>,
+) -> PyResult<()> {
+    if slf.is(other) {
+        return Ok(());
+    }
+    write_from(slf.py(), &slf.get().inner, &other.get().inner, |a, b| {
+        match a.owned_mut() {
+            Some(a) => op(a, &*b.owned()?),
+            None => Ok(()), // a map: refused by the caller
+        }
+    })
+    .map_err(to_py)
+}
+
+/// The name of `obj`'s type, for messages.
+fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type()
+        .name()
+        .map_or_else(|_| "?".into(), |n| n.to_string())
 }
