@@ -5,10 +5,13 @@
 * a contiguous 1-d ``uint64`` NumPy array: every NumPy integer (and bool)
   dtype, pandas integer columns, NumPy ``datetime64`` / ``timedelta64``
   and pandas datetime columns (as their integer count of the unit, as
-  Arrow's timestamps, dates and durations are; ``NaT`` is a missing value,
-  refused). Keys hash as the 64-bit integer they are, exactly as a Python
+  Arrow's timestamps, dates and durations are; ``NaT`` is a missing value:
+  a ``Masked``). Keys hash as the 64-bit integer they are, exactly as a Python
   ``int`` does (``int64`` is reinterpreted, not copied: a negative key
   hashes as its two's-complement bytes, as in Rust);
+* a ``Masked``: such integers with missing values (pandas' nullable
+  integer columns with ``NA``, ``NaT``), as the values (0 where missing)
+  and a mask of the missing ones;
 * a ``FixedWidth``: NumPy fixed-width bytes (``S``, a ``uint8`` buffer) and
   unicode (``U``, a ``uint32`` buffer) arrays as their raw buffers and item
   width (the extension strips NumPy's trailing NUL padding, as NumPy does
@@ -19,17 +22,29 @@
 * anything else as given: an iterable of Python keys (list, tuple, set,
   generator, NumPy object arrays, pandas object columns).
 
-Errors name the problem: floats, None/NaN/nulls, more than one dimension,
-dtypes that are not keys.
+Errors name the problem: floats, None in a list, more than one dimension,
+dtypes that are not keys. Missing values are the caller's to skip, answer
+or refuse (``add_many`` and ``contains_many``'s ``nulls``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["normalize", "counts"]
+__all__ = ["normalize", "counts", "Masked"]
 
 _INT_KINDS = "iub"
+
+
+class Masked:
+    """64-bit integer keys (a contiguous ``uint64`` array) and a ``bool``
+    mask of the missing ones, for the extension module."""
+
+    __slots__ = ("values", "lesshash_missing")
+
+    def __init__(self, values: np.ndarray, missing: np.ndarray):
+        self.values = np.ascontiguousarray(values)
+        self.lesshash_missing = np.ascontiguousarray(missing, dtype=np.bool_)
 
 
 class FixedWidth:
@@ -58,13 +73,11 @@ def _from_numpy(arr: np.ndarray):
         return arr.astype(np.int64).view(np.uint64)
     if kind in "mM":
         # Their int64 count of the unit (what Arrow's temporal types hold).
+        values = np.ascontiguousarray(arr).view(np.int64).view(np.uint64)
         missing = np.isnat(arr)
         if missing.any():
-            raise ValueError(
-                f"keys contain {int(missing.sum())} missing values (NaT; the first at position "
-                f"{int(np.flatnonzero(missing)[0])}); drop or fill them first"
-            )
-        return np.ascontiguousarray(arr).view(np.int64).view(np.uint64)
+            return Masked(np.where(missing, np.uint64(0), values), missing)
+        return values
     if kind == "S":
         arr = np.ascontiguousarray(arr)
         return FixedWidth("S", arr.view(np.uint8).reshape(-1), arr.dtype.itemsize)
@@ -104,15 +117,11 @@ def _from_pandas(obj):
         # (the zone is not part of the key, as for Arrow's timestamps).
         return _from_numpy(obj.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy())
     if getattr(dtype, "kind", None) in _INT_KINDS and not isinstance(dtype, np.dtype):
-        # pandas' nullable Int64/UInt8/boolean...: no NA allowed.
-        if obj.isna().any():
-            first = int(np.flatnonzero(obj.isna().to_numpy())[0])
-            raise ValueError(
-                f"keys contain {int(obj.isna().sum())} missing values (the first at position "
-                f"{first}); drop or fill them first"
-            )
+        # pandas' nullable Int64/UInt8/boolean...: NA is a missing key.
         target = np.uint64 if dtype.kind in "ub" else np.int64
-        return _from_numpy(obj.to_numpy(dtype=target))
+        missing = obj.isna().to_numpy()
+        values = _from_numpy(obj.to_numpy(dtype=target, na_value=0))
+        return Masked(values, missing) if missing.any() else values
     # Other extension dtypes (categorical, string[python], ...): their
     # values as Python objects.
     return _from_numpy(np.asarray(obj.to_numpy(dtype=object)))

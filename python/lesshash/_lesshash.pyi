@@ -1,7 +1,7 @@
 """Type stubs of the extension module (python/src/)."""
 
 from os import PathLike
-from typing import Any, Iterable, Literal, Optional, Union
+from typing import Any, Iterable, Literal, Optional, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -36,10 +36,26 @@ class BloomFilter:
     ) -> BloomFilter: ...
     def add(self, key: Key) -> None: ...
     def __contains__(self, key: Key) -> bool: ...
-    def add_many(self, keys: Keys) -> int: ...
+    def add_many(self, keys: Keys, *, nulls: Literal["skip", "raise"] = "skip") -> int: ...
     def update(self, *others: Union[BloomFilter, Keys, Iterable[Key]]) -> None:
         """Filters OR-ed in, anything else added as keys."""
-    def contains_many(self, keys: Keys) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def contains_many(
+        self,
+        keys: Keys,
+        *,
+        nulls: Optional[Literal["false", "raise"]] = None,
+        output: Literal["numpy"] = "numpy",
+    ) -> npt.NDArray[np.bool_]: ...
+    @overload
+    def contains_many(
+        self,
+        keys: Keys,
+        *,
+        nulls: Optional[Literal["null", "false", "raise"]] = None,
+        output: Literal["arrow"],
+    ) -> Any:
+        """A pyarrow.BooleanArray."""
     def union(self, *others: BloomFilter) -> BloomFilter: ...
     def __or__(self, other: BloomFilter) -> BloomFilter: ...
     def __ior__(self, other: BloomFilter) -> BloomFilter: ...

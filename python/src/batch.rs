@@ -24,6 +24,8 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
+use arrow_array::Array;
+use arrow_buffer::{NullBuffer, NullBufferBuilder};
 use pyo3_arrow::{PyArray, PyChunkedArray};
 
 use crate::keys::{
@@ -31,10 +33,14 @@ use crate::keys::{
     for_each_chunk, ucs4,
 };
 
-/// A piece of a batch: its keys, and their kind.
+/// A piece of a batch: its keys, their kind, and which are missing.
 #[derive(Clone, Copy)]
 pub struct Keys<'a> {
     pub data: KeyData<'a>,
+    /// The missing keys (Arrow nulls, pandas' `NA`, NumPy's `NaT`), if
+    /// any: their slots in `data` hold placeholders, to be skipped by an
+    /// insert and answered by the query's `nulls` choice.
+    pub nulls: Option<Nulls<'a>>,
     /// The kind of the piece's keys (`KeyKind::combine` of each key's;
     /// `Unrecorded` for an empty list).
     pub kind: KeyKind,
@@ -86,6 +92,7 @@ impl<'a> Keys<'a> {
     fn typed(data: KeyData<'a>, kind: KeyKind) -> Self {
         let mut keys = Self {
             data,
+            nulls: None,
             kind,
             typed: true,
         };
@@ -94,6 +101,134 @@ impl<'a> Keys<'a> {
         }
         keys
     }
+}
+
+impl<'a> Keys<'a> {
+    fn with_nulls(mut self, nulls: Option<Nulls<'a>>) -> Self {
+        self.nulls = nulls.filter(|n| n.count() > 0);
+        self
+    }
+
+    /// The piece's keys without its missing ones (a copy of the present
+    /// ones' values or slices, only when some are missing), for an insert.
+    pub fn present(self) -> Present<'a> {
+        let Some(nulls) = self.nulls else {
+            return Present::All(self);
+        };
+        match self.data {
+            KeyData::U64(k) => Present::U64(nulls.present(k), self.kind),
+            KeyData::Bytes(k) => Present::Bytes(nulls.present(k), self.kind),
+        }
+    }
+}
+
+/// [`Keys::present`]: a piece's present keys.
+pub enum Present<'a> {
+    All(Keys<'a>),
+    U64(Vec<u64>, KeyKind),
+    Bytes(Vec<&'a [u8]>, KeyKind),
+}
+
+impl Present<'_> {
+    /// `f` on the present keys, as a piece without missing keys.
+    pub fn with<R>(&self, f: impl FnOnce(Keys<'_>) -> R) -> R {
+        match self {
+            Present::All(keys) => f(*keys),
+            Present::U64(k, kind) => f(Keys {
+                data: KeyData::U64(k),
+                nulls: None,
+                kind: *kind,
+                typed: true,
+            }),
+            Present::Bytes(k, kind) => f(Keys {
+                data: KeyData::Bytes(k),
+                nulls: None,
+                kind: *kind,
+                typed: true,
+            }),
+        }
+    }
+}
+
+/// Which keys of a piece are missing.
+#[derive(Clone, Copy)]
+pub enum Nulls<'a> {
+    /// An Arrow validity bitmap (set: present).
+    Validity(&'a NullBuffer),
+    /// A mask (true: missing), from pandas' nullable columns and NumPy's
+    /// `NaT` (`_keys.Masked`).
+    Missing(&'a [bool]),
+}
+
+impl Nulls<'_> {
+    pub fn count(&self) -> usize {
+        match self {
+            Nulls::Validity(v) => v.null_count(),
+            Nulls::Missing(m) => m.iter().filter(|&&m| m).count(),
+        }
+    }
+
+    /// The first missing key's index in the piece.
+    pub fn first(&self) -> Option<usize> {
+        match self {
+            Nulls::Validity(v) => (0..v.len()).find(|&i| v.is_null(i)),
+            Nulls::Missing(m) => m.iter().position(|&m| m),
+        }
+    }
+
+    /// The items of `keys` (one per key of the piece) that are present.
+    pub fn present<T: Copy>(&self, keys: &[T]) -> Vec<T> {
+        match self {
+            // The set bits found a word at a time.
+            Nulls::Validity(v) => v.valid_indices().map(|i| keys[i]).collect(),
+            Nulls::Missing(m) => keys
+                .iter()
+                .zip(m.iter())
+                .filter(|(_, missing)| !**missing)
+                .map(|(&k, _)| k)
+                .collect(),
+        }
+    }
+
+    /// Sets the answers of the missing keys to `false`.
+    pub fn answer_false(&self, answers: &mut [bool]) {
+        match self {
+            // The validity 64 bits at a time, no branch per key.
+            Nulls::Validity(v) => {
+                let bits = v.inner().bit_chunks();
+                let mut out = answers.chunks_exact_mut(64);
+                for (word, out) in bits.iter().zip(&mut out) {
+                    for (j, a) in out.iter_mut().enumerate() {
+                        *a &= (word >> j) & 1 == 1;
+                    }
+                }
+                let word = bits.remainder_bits();
+                for (j, a) in out.into_remainder().iter_mut().enumerate() {
+                    *a &= (word >> j) & 1 == 1;
+                }
+            }
+            Nulls::Missing(m) => answers
+                .iter_mut()
+                .zip(m.iter())
+                .for_each(|(a, missing)| *a &= !missing),
+        }
+    }
+
+    /// Appends the piece's validity (present: valid) to `out`.
+    pub fn append_validity(&self, out: &mut NullBufferBuilder) {
+        match self {
+            Nulls::Validity(v) => out.append_buffer(v),
+            Nulls::Missing(m) => m.iter().for_each(|&missing| out.append(!missing)),
+        }
+    }
+}
+
+/// The error for missing keys where none may be: the first one's index in
+/// the whole batch.
+pub fn nulls_error(first: usize) -> PyErr {
+    PyValueError::new_err(format!(
+        "keys contain nulls (the first at index {first}); drop or fill them first"
+    ))
 }
 
 /// `lesshash._keys.normalize`, looked up once.
@@ -118,7 +253,21 @@ pub fn counts_array<'py>(counts: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAn
 /// work on one piece of the keys, `first` being the index of the piece's
 /// first key in the whole batch; it releases the GIL for the work (through
 /// `Shared`'s detached calls). An error of the sink ends the batch there.
+/// Missing keys are an error ([`nulls_error`]) before the piece's work.
 pub fn feed(
+    keys: &Bound<'_, PyAny>,
+    mut sink: impl FnMut(Python<'_>, Keys<'_>, usize) -> PyResult<()>,
+) -> PyResult<usize> {
+    feed_nullable(keys, |py, piece, first| {
+        if let Some(at) = piece.nulls.and_then(|n| n.first()) {
+            return Err(nulls_error(first + at));
+        }
+        sink(py, piece, first)
+    })
+}
+
+/// [`feed`], with the missing keys of a piece in its [`Keys::nulls`].
+pub fn feed_nullable(
     keys: &Bound<'_, PyAny>,
     mut sink: impl FnMut(Python<'_>, Keys<'_>, usize) -> PyResult<()>,
 ) -> PyResult<usize> {
@@ -141,6 +290,16 @@ pub fn feed(
         })?;
         sink(py, Keys::ints(slice), 0)?;
         return Ok(slice.len());
+    }
+    if let Ok(missing) = keys.getattr(pyo3::intern!(py, "lesshash_missing")) {
+        // Integers with missing values (`_keys.Masked`): the values, and a
+        // mask of the missing ones.
+        let values = keys.getattr(pyo3::intern!(py, "values"))?;
+        let values = values.extract::<PyReadonlyArray1<'_, u64>>()?;
+        let missing = missing.extract::<PyReadonlyArray1<'_, bool>>()?;
+        let (values, missing) = (contiguous(&values)?, contiguous(&missing)?);
+        sink(py, Keys::ints(values).with_nulls(Some(Nulls::Missing(missing))), 0)?;
+        return Ok(values.len());
     }
     if let Ok(kind) = keys.getattr(pyo3::intern!(py, "lesshash_fixed_kind")) {
         // NumPy fixed-width strings as their raw buffers (`_keys.FixedWidth`).
@@ -178,10 +337,14 @@ pub fn feed(
         for chunk in chunks {
             let chunk = decode_dictionary(chunk)?;
             let n = chunk.len();
-            match arrow_keys(&chunk, first)? {
-                ArrowKeys::U64Borrowed(k) => sink(py, Keys::ints(k), first)?,
-                ArrowKeys::U64Owned(k) => sink(py, Keys::ints(&k), first)?,
-                ArrowKeys::Bytes(k, kind) => sink(py, Keys::bytes(&k, kind), first)?,
+            let nulls = chunk.logical_nulls();
+            let nulls = nulls.as_ref().map(Nulls::Validity);
+            match arrow_keys(&chunk)? {
+                ArrowKeys::U64Borrowed(k) => sink(py, Keys::ints(k).with_nulls(nulls), first)?,
+                ArrowKeys::U64Owned(k) => sink(py, Keys::ints(&k).with_nulls(nulls), first)?,
+                ArrowKeys::Bytes(k, kind) => {
+                    sink(py, Keys::bytes(&k, kind).with_nulls(nulls), first)?
+                }
             }
             first += n;
         }
@@ -208,6 +371,7 @@ fn feed_collected(
             py,
             Keys {
                 data: KeyData::U64(k),
+                nulls: None,
                 kind,
                 typed: false,
             },
@@ -217,6 +381,7 @@ fn feed_collected(
             py,
             Keys {
                 data: KeyData::Bytes(&buf.slices()),
+                nulls: None,
                 kind,
                 typed: false,
             },

@@ -4,14 +4,14 @@
 
 use lesshash::format::Header;
 use lesshash::{DEFAULT_SEED, KeyKind, Layout, Scheme};
-use numpy::{IntoPyArray, PyArray1};
+use numpy::IntoPyArray;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyAttributeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, checksum};
-use crate::batch::{Keys, answers, feed, with_keys};
+use crate::batch::{Keys, feed_nullable, nulls_error, with_keys};
 use crate::errors::{
     at_path, at_path_because, key_kind_mismatch, named, read_only, to_py, unsigned,
 };
@@ -283,15 +283,39 @@ impl BloomFilter {
         answer.map_err(|filter| key_kind_mismatch(filter, kind))
     }
 
-    /// Adds every key of an array (NumPy, PyArrow, pandas) or iterable; the
-    /// GIL is released while the keys are inserted. Returns the number of
-    /// keys.
-    fn add_many(&self, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+    /// Adds every key of an array (NumPy, PyArrow, pandas, Polars) or
+    /// iterable; the GIL is released while the keys are inserted. Returns
+    /// the number of keys added. Missing keys (Arrow and Polars nulls,
+    /// pandas' ``NA``, NumPy's ``NaT``) are no keys: ``nulls="skip"`` (the
+    /// default) leaves them out, so the count returned is that many short
+    /// of the batch's length; ``nulls="raise"`` raises ``ValueError`` at
+    /// the first, before anything is added from its piece.
+    #[pyo3(signature = (keys, *, nulls = "skip"))]
+    fn add_many(&self, keys: &Bound<'_, PyAny>, nulls: &str) -> PyResult<usize> {
         self.writable(keys.py(), "add keys")?;
-        feed(keys, |py, keys, _| {
-            self.inner.write_detached(py, |f| insert(f, keys));
+        let skip = match nulls {
+            "skip" => true,
+            "raise" => false,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "nulls must be \"skip\" or \"raise\", got {other:?}"
+                )));
+            }
+        };
+        let mut missing = 0;
+        let n = feed_nullable(keys, |py, keys, first| {
+            if let Some(nulls) = keys.nulls {
+                if !skip {
+                    return Err(nulls_error(first + nulls.first().unwrap_or(0)));
+                }
+                missing += nulls.count();
+            }
+            let present = keys.present();
+            self.inner
+                .write_detached(py, |f| present.with(|keys| insert(f, keys)));
             Ok(())
-        })
+        })?;
+        Ok(n - missing)
     }
 
     /// Adds every key of each argument (as ``set.update``): a
@@ -306,32 +330,96 @@ impl BloomFilter {
                     combine_into(slf, filter, lesshash::BloomFilter::union)?;
                 }
                 Err(_) => {
-                    slf.get().add_many(&other)?;
+                    slf.get().add_many(&other, "skip")?;
                 }
             }
         }
         Ok(())
     }
 
-    /// Whether each key may be in the set: a NumPy ``bool`` array, one entry
-    /// per key, in order. ``False`` is certain; ``True`` is wrong with
-    /// probability about `expected_fpr`. ``TypeError`` for keys of a kind
-    /// the filter does not hold (see ``key_kind``).
+    /// Whether each key may be in the set, one answer per key, in order.
+    /// ``False`` is certain; ``True`` is wrong with probability about
+    /// `expected_fpr`. ``TypeError`` for keys of a kind the filter does not
+    /// hold (see ``key_kind``).
+    ///
+    /// `output`: ``"numpy"`` (the default), a NumPy ``bool`` array, or
+    /// ``"arrow"``, a ``pyarrow.BooleanArray`` (for an Arrow pipeline:
+    /// ``table.filter(...)``). `nulls`: the answer for a missing key (Arrow
+    /// and Polars nulls, pandas' ``NA``, NumPy's ``NaT``): ``"null"`` (the
+    /// default for Arrow output, as Arrow's kernels and SQL answer: a
+    /// filter on it drops the row, and so does one on its negation),
+    /// ``"false"`` (the default for NumPy output, which has no null, as
+    /// pandas' ``isin`` answers: no key is missing from no set), or
+    /// ``"raise"`` (``ValueError`` naming the first).
+    #[pyo3(signature = (keys, *, nulls = None, output = "numpy"))]
     fn contains_many<'py>(
         &self,
         py: Python<'py>,
         keys: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyArray1<bool>>> {
-        let (out, kind) = answers(keys, |py, keys, out| {
+        nulls: Option<&str>,
+        output: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arrow = match output {
+            "numpy" => false,
+            "arrow" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "output must be \"numpy\" or \"arrow\", got {other:?}"
+                )));
+            }
+        };
+        let policy = match nulls.unwrap_or(if arrow { "null" } else { "false" }) {
+            "null" if arrow => NullAnswer::Null,
+            "null" => {
+                return Err(PyValueError::new_err(
+                    "nulls=\"null\" needs output=\"arrow\": a NumPy bool array has no null \
+                     (nulls=\"false\" answers False for them)",
+                ));
+            }
+            "false" => NullAnswer::False,
+            "raise" => NullAnswer::Raise,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "nulls must be \"null\", \"false\" or \"raise\", got {other:?}"
+                )));
+            }
+        };
+        let mut out: Vec<bool> = Vec::new();
+        let mut kind = KeyKind::Unrecorded;
+        // Arrow output with null answers: the validity of every answer.
+        let mut validity = arrow_buffer::NullBufferBuilder::new(0);
+        feed_nullable(keys, |py, keys, first| {
+            if let (NullAnswer::Raise, Some(nulls)) = (policy, keys.nulls) {
+                return Err(nulls_error(first + nulls.first().unwrap_or(0)));
+            }
+            kind = kind.combine(keys.kind);
+            let start = out.len();
+            out.resize(start + keys.len(), false);
+            let answers = &mut out[start..];
             self.inner
-                .read_detached(py, |f| contains(f, keys, out))
-                .map_err(to_py)
+                .read_detached(py, |f| contains(f, keys, answers))
+                .map_err(to_py)?;
+            match (keys.nulls, policy) {
+                (Some(nulls), NullAnswer::False) => nulls.answer_false(answers),
+                (Some(nulls), NullAnswer::Null) => nulls.append_validity(&mut validity),
+                (None, NullAnswer::Null) => validity.append_n_non_nulls(keys.len()),
+                _ => {}
+            }
+            Ok(())
         })?;
         // A list's kind is all its keys' (ints and strs: mixed), known only
         // now.
         let filter = self.inner.read(py, |b| b.view().key_kind());
         KeyKind::check(filter, kind).map_err(to_py)?;
-        Ok(out.into_pyarray(py))
+        if !arrow {
+            return Ok(out.into_pyarray(py).into_any());
+        }
+        // Packed 64 answers at a time (`From<Vec<bool>>` sets a bit at a
+        // time: a third of an Arrow answer's cost).
+        let bits = arrow_buffer::BooleanBuffer::collect_bool(out.len(), |i| out[i]);
+        let answers = arrow_array::BooleanArray::new(bits, validity.finish());
+        let answers = pyo3_arrow::PyArray::from_array_ref(std::sync::Arc::new(answers));
+        Ok(answers.to_pyarrow(py)?.unbind().into_bound(py))
     }
 
     /// The kind of keys the filter holds, as recorded in its file:
@@ -801,4 +889,12 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
     obj.get_type()
         .name()
         .map_or_else(|_| "?".into(), |n| n.to_string())
+}
+
+/// `contains_many`'s answer for a missing key.
+#[derive(Clone, Copy)]
+enum NullAnswer {
+    Null,
+    False,
+    Raise,
 }

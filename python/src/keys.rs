@@ -427,16 +427,10 @@ pub fn decode_dictionary(array: ArrayRef) -> PyResult<ArrayRef> {
     }
 }
 
-/// The keys of one Arrow array whose first key is key `first` of the
-/// batch: `TypeError` for a type that is not a key, `ValueError` for nulls.
-pub fn arrow_keys(array: &ArrayRef, first: usize) -> PyResult<ArrowKeys<'_>> {
-    if array.null_count() > 0 {
-        let at = (0..array.len()).find(|&i| array.is_null(i)).unwrap_or(0);
-        return Err(PyValueError::new_err(format!(
-            "keys contain nulls (the first at index {}); drop or fill them first",
-            first + at
-        )));
-    }
+/// The keys of one Arrow array: `TypeError` for a type that is not a key.
+/// A null's slot holds a placeholder (its buffer's value, or the empty
+/// string); the caller reads the array's validity (`Array::nulls`).
+pub fn arrow_keys(array: &ArrayRef) -> PyResult<ArrowKeys<'_>> {
     fn widen<T: ArrowPrimitiveType>(array: &ArrayRef, f: impl Fn(T::Native) -> u64) -> Vec<u64> {
         array
             .as_primitive::<T>()
@@ -523,7 +517,8 @@ pub fn arrow_keys(array: &ArrayRef, first: usize) -> PyResult<ArrowKeys<'_>> {
     })
 }
 
-// Nulls were refused above, so every item is present.
+// A null's slot: the empty string, read by no one (its answer or insert
+// follows the array's validity).
 fn bytes_of_str(s: Option<&str>) -> &[u8] {
     s.map_or(&[], str::as_bytes)
 }

@@ -494,8 +494,11 @@ def test_int_keys_answer_alike_through_numpy_arrow_and_pandas(int_file):
             if unit.endswith("[ns]"):  # pandas' bounds: every int64 as nanoseconds
                 got = bf.contains_many(pd.Series(np.array(no_nat, dtype=np.int64).view(unit)))
                 assert got.tolist() == [want[v] for v in no_nat], unit
-        with pytest.raises(ValueError, match="NaT"):
-            bf.contains_many(np.array([0, -(2**63)], dtype=np.int64).view("M8[s]"))
+        # NaT is a missing key: False by default, refused on request.
+        nat = np.array([0, -(2**63)], dtype=np.int64).view("M8[s]")
+        assert bf.contains_many(nat).tolist() == [want[0], False]
+        with pytest.raises(ValueError, match="nulls .the first at index 1"):
+            bf.contains_many(nat, nulls="raise")
         # Lists, tuples and iterators of Python ints, and NumPy scalars.
         assert bf.contains_many(INT_PROBES).tolist() == [want[v] for v in INT_PROBES]
         assert bf.contains_many(iter(INT_PROBES)).tolist() == [want[v] for v in INT_PROBES]
