@@ -14,10 +14,26 @@ and on the ``lesshash`` command line, and files move between them.
 (True, [True, False])
 
 See docs/python.md in the repository for NumPy, PyArrow, pandas and Dask
-examples; ``lesshash.dask`` builds and applies filters across a cluster.
+examples; ``lesshash.dask`` builds and applies filters across a cluster,
+``lesshash.duckdb`` makes one a SQL function, and ``lesshash.parquet`` reads
+the Bloom filters of Parquet files (``SplitBlockFilter``).
 """
 
-from ._lesshash import DEFAULT_SEED, KERNEL, BloomFilter, CountMinSketch, random_seed
+from ._lesshash import (
+    DEFAULT_SEED,
+    KERNEL,
+    BloomFilter,
+    CountMinSketch,
+    SplitBlockFilter,
+    random_seed,
+)
 
-__all__ = ["BloomFilter", "CountMinSketch", "DEFAULT_SEED", "KERNEL", "random_seed"]
+__all__ = [
+    "BloomFilter",
+    "CountMinSketch",
+    "SplitBlockFilter",
+    "DEFAULT_SEED",
+    "KERNEL",
+    "random_seed",
+]
 __version__ = "0.1.0"

@@ -14,6 +14,7 @@ mod count_min;
 mod errors;
 mod frames;
 mod keys;
+mod parquet;
 mod persist;
 mod shared;
 
@@ -27,6 +28,7 @@ fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bloom::BloomFilter>()?;
     m.add_class::<count_min::CountMinSketch>()?;
     m.add_class::<frames::Payload>()?;
+    m.add_class::<parquet::SplitBlockFilter>()?;
     m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
     m.add("KERNEL", lesshash::kernel_name())?;
     m.add_function(wrap_pyfunction!(random_seed, m)?)?;

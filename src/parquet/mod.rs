@@ -376,6 +376,19 @@ impl SplitBlockFilter {
         Self::from_parquet_bitset(&bytes[header.header_len..])
     }
 
+    /// The length of the stored filter (its header and bitset) that
+    /// `bytes` starts with, read from the header, which must be whole in
+    /// `bytes` (a header is under 32 bytes): how much to read at a column
+    /// chunk's `bloom_filter_offset` where the file does not record
+    /// `bloom_filter_length` (writers before Parquet 2.10).
+    ///
+    /// # Errors
+    /// As [`from_parquet_bytes`](Self::from_parquet_bytes)'s header.
+    pub fn stored_len(bytes: &[u8]) -> Result<usize, Error> {
+        let header = parse_parquet_header(bytes)?;
+        Ok(header.header_len + header.num_bytes)
+    }
+
     /// The Thrift `BloomFilterHeader` and the bitset, as a Parquet writer
     /// stores them at a column chunk's `bloom_filter_offset`.
     ///

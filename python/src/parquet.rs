@@ -1,0 +1,195 @@
+//! `lesshash.SplitBlockFilter`: the crate's Parquet split-block filter
+//! (`lesshash::parquet::SplitBlockFilter`), whose keys are Arrow arrays
+//! hashed in Parquet's encoding of their type (as a Parquet writer hashes
+//! a column: an `int32` key is 4 bytes, an `int64` 8, a string its bytes,
+//! all with XXH64), so that it answers the filters pyarrow writes into
+//! Parquet files. `lesshash/parquet.py` finds them in a file.
+
+use std::sync::{Arc, PoisonError, RwLock};
+
+use arrow_array::{Array, ArrayRef, BooleanArray};
+use numpy::IntoPyArray;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyType};
+use pyo3_arrow::{PyArray, PyChunkedArray};
+
+use crate::errors::to_py;
+
+/// A Parquet split-block Bloom filter: ``SplitBlockFilter(ndv, fpp)`` sized
+/// as Parquet writers size one (at most `fpp` false positives after `ndv`
+/// distinct values), or ``SplitBlockFilter.from_bytes(data)``: a filter as
+/// a Parquet file stores it (its Thrift header and bitset). Keys are Arrow
+/// arrays (or anything ``pyarrow.array`` takes, converted by
+/// ``lesshash.parquet``), hashed by their Arrow type's Parquet encoding.
+#[pyclass(module = "lesshash", name = "SplitBlockFilter", frozen)]
+pub struct SplitBlockFilter {
+    inner: RwLock<lesshash::parquet::SplitBlockFilter>,
+}
+
+/// The chunks of an Arrow array or chunked array (`__arrow_c_array__`,
+/// `__arrow_c_stream__`).
+fn chunks(keys: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
+    let py = keys.py();
+    if keys.hasattr(pyo3::intern!(py, "__arrow_c_array__"))? {
+        Ok(vec![keys.extract::<PyArray>()?.into_inner().0])
+    } else if keys.hasattr(pyo3::intern!(py, "__arrow_c_stream__"))? {
+        Ok(keys.extract::<PyChunkedArray>()?.into_inner().0)
+    } else {
+        Err(PyTypeError::new_err(format!(
+            "keys must be an Arrow array (pyarrow, Polars, ...) of the column's type, got {}; \
+             lesshash.parquet converts other batches",
+            keys.get_type()
+                .name()
+                .map_or_else(|_| "?".into(), |n| n.to_string())
+        )))
+    }
+}
+
+impl SplitBlockFilter {
+    fn wrap(inner: lesshash::parquet::SplitBlockFilter) -> Self {
+        Self {
+            inner: RwLock::new(inner),
+        }
+    }
+}
+
+#[pymethods]
+impl SplitBlockFilter {
+    #[new]
+    fn new(ndv: u64, fpp: f64) -> PyResult<Self> {
+        lesshash::parquet::SplitBlockFilter::with_ndv_fpp(ndv, fpp)
+            .map(Self::wrap)
+            .map_err(to_py)
+    }
+
+    /// The filter from its bytes as a Parquet file stores them at a column
+    /// chunk's ``bloom_filter_offset``: the Thrift ``BloomFilterHeader``
+    /// (XXH64, split-block, uncompressed) and exactly its bitset.
+    #[classmethod]
+    fn from_bytes(_cls: &Bound<'_, PyType>, data: &[u8]) -> PyResult<Self> {
+        lesshash::parquet::SplitBlockFilter::from_parquet_bytes(data)
+            .map(Self::wrap)
+            .map_err(to_py)
+    }
+
+    /// The length of the filter whose bytes `prefix` starts with (its
+    /// header and bitset), read from the header, which must be whole in
+    /// `prefix` (a header is under 32 bytes): for files that do not record
+    /// ``bloom_filter_length``.
+    #[staticmethod]
+    fn stored_length(prefix: &[u8]) -> PyResult<usize> {
+        lesshash::parquet::SplitBlockFilter::stored_len(prefix).map_err(to_py)
+    }
+
+    /// The Thrift header and the bitset, as a Parquet writer stores them.
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = self.read().to_parquet_bytes().map_err(to_py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Adds every non-null key of an Arrow array; returns how many.
+    fn add_many(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<usize> {
+        let chunks = chunks(keys)?;
+        py.detach(|| {
+            let mut f = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+            chunks.iter().try_fold(0, |n, chunk| {
+                f.par_insert_array(chunk.as_ref()).map(|done| n + done.inserted)
+            })
+        })
+        .map_err(to_py)
+    }
+
+    /// Whether each key of an Arrow array may be in the set: a NumPy
+    /// ``bool`` array (a null key answers ``False``), or with
+    /// ``output="arrow"`` a ``pyarrow.BooleanArray`` (a null key answers
+    /// null), as ``BloomFilter.contains_many``.
+    #[pyo3(signature = (keys, *, output = "numpy"))]
+    fn contains_many<'py>(
+        &self,
+        py: Python<'py>,
+        keys: &Bound<'py, PyAny>,
+        output: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arrow = match output {
+            "numpy" => false,
+            "arrow" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "output must be \"numpy\" or \"arrow\", got {other:?}"
+                )));
+            }
+        };
+        let chunks = chunks(keys)?;
+        let answers = py
+            .detach(|| {
+                let f = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+                chunks
+                    .iter()
+                    .map(|c| f.par_contains_array(c.as_ref()))
+                    .collect::<Result<Vec<_>, _>>()
+            })
+            .map_err(to_py)?;
+        if arrow {
+            // The chunks' answers end to end (one array, as for a Table's
+            // filter).
+            let n = answers.iter().map(Array::len).sum();
+            let mut values = arrow_buffer::BooleanBufferBuilder::new(n);
+            let mut nulls = arrow_buffer::NullBufferBuilder::new(n);
+            for a in &answers {
+                values.append_buffer(a.values());
+                match a.nulls() {
+                    Some(v) => nulls.append_buffer(v),
+                    None => nulls.append_n_non_nulls(a.len()),
+                }
+            }
+            let whole: ArrayRef = Arc::new(BooleanArray::new(values.finish(), nulls.finish()));
+            let whole = PyArray::from_array_ref(whole);
+            return Ok(whole.to_pyarrow(py)?.unbind().into_bound(py));
+        }
+        let out: Vec<bool> = answers
+            .iter()
+            .flat_map(|a: &BooleanArray| (0..a.len()).map(move |i| a.is_valid(i) && a.value(i)))
+            .collect();
+        Ok(out.into_pyarray(py).into_any())
+    }
+
+    /// The bitset's size in bytes (a multiple of 32: one block each).
+    #[getter]
+    fn num_bytes(&self) -> usize {
+        self.read().num_bytes()
+    }
+
+    /// The fraction of bits set.
+    #[getter]
+    fn fill_ratio(&self) -> f64 {
+        self.read().fill_ratio()
+    }
+
+    /// The false-positive rate now, from the fill.
+    #[getter]
+    fn expected_fpr(&self) -> f64 {
+        self.read().expected_fpr()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<SplitBlockFilter>()
+            .is_ok_and(|o| o.get().read().to_parquet_bitset() == self.read().to_parquet_bitset())
+    }
+
+    fn __repr__(&self) -> String {
+        let f = self.read();
+        format!(
+            "SplitBlockFilter(num_bytes={}, fill_ratio={:.4})",
+            f.num_bytes(),
+            f.fill_ratio()
+        )
+    }
+}
+
+impl SplitBlockFilter {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, lesshash::parquet::SplitBlockFilter> {
+        self.inner.read().unwrap_or_else(PoisonError::into_inner)
+    }
+}
