@@ -142,10 +142,16 @@ pub enum FormatError {
     /// The input does not start with the magic bytes of the type being
     /// loaded: it is not a serialized lesshash filter (or sketch, for
     /// `CountMinSketch`'s loaders), or it was mangled in transfer.
-    #[error("bad `magic` bytes {found}: not a lesshash file of the type being loaded")]
+    #[error(
+        "bad `magic` bytes {found}: it looks like {looks_like}, not a lesshash file of the type being loaded"
+    )]
     BadMagic {
         /// The first bytes of the input, in hex.
         found: String,
+        /// What the input looks like, in words
+        /// ([`format::looks::looks_like`](crate::format::looks::looks_like)):
+        /// "a Parquet file", "text (its first line: ...)".
+        looks_like: String,
     },
 
     /// The format `version` is not one this library reads.
@@ -210,7 +216,10 @@ pub enum FormatError {
     },
 
     /// The input ended inside a field.
-    #[error("input truncated in `{field}`: needed {needed} bytes, got {got}")]
+    #[error(
+        "input truncated in `{field}`: needed {needed} bytes, got {got}{empty}",
+        empty = if *.got == 0 { " (the input is empty)" } else { "" }
+    )]
     Truncated {
         /// The part being read (`header`, `payload`, `checksum`).
         field: &'static str,

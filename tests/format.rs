@@ -1537,3 +1537,40 @@ fn a_short_input_that_is_not_lesshash_is_bad_magic_not_truncated() {
         }
     }
 }
+
+/// A file that is not a lesshash filter is named by what it looks like,
+/// not only by its first bytes in hex.
+#[test]
+fn a_file_of_another_kind_says_what_it_looks_like() {
+    let sketch = lesshash::CountMinSketch::with_error(0.1, 0.1)
+        .unwrap()
+        .to_bytes();
+    for (bytes, words) in [
+        (
+            b"PAR1\x15\x04\x15\x80"[..].to_vec(),
+            "it looks like a Parquet file",
+        ),
+        (
+            b"user1\nuser2\n".to_vec(),
+            "it looks like text (its first line: \"user1\")",
+        ),
+        (
+            b"\x1f\x8b\x08\x00\x00\x00\x00\x00".to_vec(),
+            "a gzip-compressed file",
+        ),
+        (sketch, "a lesshash Count-Min sketch file"),
+    ] {
+        let err = BloomFilter::from_bytes(&bytes).unwrap_err().to_string();
+        assert!(err.contains(words) && err.contains("bad `magic`"), "{err}");
+    }
+    let filter = BloomFilter::with_fpr(10, 0.1).unwrap().to_bytes();
+    let err = lesshash::CountMinSketch::from_bytes(&filter)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("it looks like a lesshash filter file"),
+        "{err}"
+    );
+    let err = BloomFilter::from_bytes(&[]).unwrap_err().to_string();
+    assert!(err.ends_with("got 0 (the input is empty)"), "{err}");
+}

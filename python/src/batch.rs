@@ -18,14 +18,14 @@
 //! parallel task, more than one thread), and on the calling thread
 //! otherwise.
 
+use arrow_array::Array;
+use arrow_buffer::{NullBuffer, NullBufferBuilder};
 use lesshash::KeyKind;
 use numpy::{PyReadonlyArray1, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
-use arrow_array::Array;
-use arrow_buffer::{NullBuffer, NullBufferBuilder};
 use pyo3_arrow::{PyArray, PyChunkedArray};
 
 use crate::keys::{
@@ -298,7 +298,11 @@ pub fn feed_nullable(
         let values = values.extract::<PyReadonlyArray1<'_, u64>>()?;
         let missing = missing.extract::<PyReadonlyArray1<'_, bool>>()?;
         let (values, missing) = (contiguous(&values)?, contiguous(&missing)?);
-        sink(py, Keys::ints(values).with_nulls(Some(Nulls::Missing(missing))), 0)?;
+        sink(
+            py,
+            Keys::ints(values).with_nulls(Some(Nulls::Missing(missing))),
+            0,
+        )?;
         return Ok(values.len());
     }
     if let Ok(kind) = keys.getattr(pyo3::intern!(py, "lesshash_fixed_kind")) {

@@ -312,7 +312,8 @@ impl BloomFilter {
             }
             let present = keys.present();
             if keys.len() < HOLD_GIL_BELOW {
-                self.inner.write(py, |f| present.with(|keys| insert(f, keys)));
+                self.inner
+                    .write(py, |f| present.with(|keys| insert(f, keys)));
             } else {
                 self.inner
                     .write_detached(py, |f| present.with(|keys| insert(f, keys)));

@@ -94,7 +94,8 @@ impl SplitBlockFilter {
         py.detach(|| {
             let mut f = self.inner.write().unwrap_or_else(PoisonError::into_inner);
             chunks.iter().try_fold(0, |n, chunk| {
-                f.par_insert_array(chunk.as_ref()).map(|done| n + done.inserted)
+                f.par_insert_array(chunk.as_ref())
+                    .map(|done| n + done.inserted)
             })
         })
         .map_err(to_py)

@@ -513,6 +513,20 @@ def test_bytes_pickle_save_load(tmp_path, layout):
     assert sorted(os.listdir(tmp_path)) == ["f.lhbf"], "temporary file left behind"
 
 
+def test_a_file_of_another_kind_says_what_it_looks_like(tmp_path):
+    for name, data, words in [
+        ("users.txt", b"alice\nbob\n", 'it looks like text \\(its first line: "alice"\\)'),
+        ("events.parquet", b"PAR1\x15\x04\x15\x80\x01" + bytes(60), "it looks like a Parquet file"),
+        ("empty.lhbf", b"", "the input is empty"),
+    ]:
+        path = tmp_path / name
+        path.write_bytes(data)
+        with pytest.raises(ValueError, match=words):
+            BloomFilter.load(path)
+        with pytest.raises(ValueError, match=words):
+            BloomFilter.from_bytes(data)
+
+
 def test_corrupt_bytes_are_rejected_cleanly():
     bf = BloomFilter(200, 0.01, seed=1)
     bf.add_many(range(200))

@@ -160,6 +160,7 @@ fn check_magic_prefix(bytes: &[u8], magic: &[u8; 8]) -> Result<(), Error> {
     } else {
         Err(Error::Format(FormatError::BadMagic {
             found: bytes[..n].iter().map(|x| format!("{x:02x}")).collect(),
+            looks_like: crate::format::looks::looks_like(&bytes[..bytes.len().min(64)]),
         }))
     }
 }

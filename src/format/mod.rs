@@ -52,6 +52,7 @@
 
 pub(crate) mod frame;
 pub(crate) mod header;
+pub mod looks;
 pub(crate) mod output_file;
 
 pub use header::Header;

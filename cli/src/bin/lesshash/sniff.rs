@@ -25,20 +25,6 @@ pub(crate) enum Content {
     Text,
 }
 
-/// Known binary formats: their magic bytes at offset 0, and a name for the
-/// message refusing them.
-const MAGICS: &[(&[u8], &str)] = &[
-    (b"\x89LHBF\r\n\x1a", "a lesshash filter file"),
-    (b"\x89LHCM\r\n\x1a", "a lesshash Count-Min sketch file"),
-    (b"\x1f\x8b", "a gzip-compressed file"),
-    (b"\x28\xb5\x2f\xfd", "a Zstandard-compressed file"),
-    (b"\xfd7zXZ\x00", "an xz-compressed file"),
-    (b"\x04\x22\x4d\x18", "an LZ4-compressed file"),
-    (b"PK\x03\x04", "a zip archive"),
-    (b"Obj\x01", "an Avro file"),
-    (b"SQLite format 3\x00", "an SQLite database"),
-];
-
 impl Content {
     /// What `head` (an input's first bytes, up to [`SNIFF_LEN`] or all of
     /// it) looks like.
@@ -60,15 +46,10 @@ impl Content {
                 return Content::ArrowStream;
             }
         }
-        if let Some((_, name)) = MAGICS.iter().find(|(m, _)| head.starts_with(m)) {
+        // The library's table of formats (the one its own load errors
+        // use): compressed files, archives, lesshash files, NUL bytes.
+        if let Some(name) = lesshash::format::looks::known_binary(head) {
             return Content::Binary(name);
-        }
-        // bzip2: `BZh`, the block size digit, the first block's magic.
-        if head.len() >= 10 && head.starts_with(b"BZh") && &head[4..10] == b"1AY&SY" {
-            return Content::Binary("a bzip2-compressed file");
-        }
-        if memchr::memchr(0, head).is_some() {
-            return Content::Binary("a binary file (it has NUL bytes)");
         }
         Content::Text
     }
