@@ -853,8 +853,14 @@ fn corrupt_filter_files_are_errors() {
             "magic",
         ),
         // What a file that is not a filter looks like, in words.
-        (b"user1\nuser2\n".to_vec(), "it looks like text (its first line: \"user1\")"),
-        (b"PAR1\x15\x04\x15\x80\x01".to_vec(), "it looks like a Parquet file"),
+        (
+            b"user1\nuser2\n".to_vec(),
+            "it looks like text (its first line: \"user1\")",
+        ),
+        (
+            b"PAR1\x15\x04\x15\x80\x01".to_vec(),
+            "it looks like a Parquet file",
+        ),
         (Vec::new(), "(the input is empty)"),
         (good[..10].to_vec(), "truncated"),
         (good[..good.len() - 3].to_vec(), "truncated"),
