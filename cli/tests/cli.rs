@@ -381,8 +381,12 @@ fn filter_threads_print_the_one_thread_output() {
         };
         let one = run("1", false);
         let summary = without_timing(&stderr(&one));
+        // Every line a key (whole lines), or the keys of the lines that
+        // have field 2, out of every line read.
         assert!(
-            summary.starts_with(&format!("lesshash: filtered {lines} keys, ")),
+            summary.starts_with(&format!("lesshash: filtered {lines} keys, "))
+                || (mode.starts_with("field")
+                    && summary.contains(&format!(" keys of {lines} lines ("))),
             "{mode}: {summary}"
         );
         let printed = one.stdout.iter().filter(|&&b| b == b'\n').count();
@@ -2091,6 +2095,23 @@ fn a_field_no_line_has_is_an_error_or_a_loud_warning() {
         let err = stderr(&o);
         assert!(
             err.contains("warning: none of the 5000 lines") && err.contains("--field and -d"),
+            "{err}"
+        );
+        // The summary counts the keys looked up, not the lines read.
+        let o = lesshash(&[
+            "filter",
+            &out,
+            "-i",
+            &dir.s("tab.txt"),
+            "--field",
+            "2",
+            "--threads",
+            threads,
+        ]);
+        let err = stderr(&o);
+        assert!(
+            err.contains("filtered 0 keys in")
+                && err.contains("of 5000 lines (5000 without a key), 0 lines possibly present"),
             "{err}"
         );
         let o = lesshash(&[

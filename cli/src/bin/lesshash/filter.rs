@@ -158,19 +158,32 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
             char::from(args.input.line_delimiter())
         );
     }
-    summary(quiet, lines, printed, "lines", args.invert, start);
+    summary(quiet, keyed, lines, printed, "lines", args.invert, start);
     Ok(ExitCode::SUCCESS)
 }
 
-/// The summary line: records read and written.
-fn summary(quiet: bool, read: u64, written: u64, what: &str, invert: bool, start: Instant) {
+/// The summary line: the keys looked up, the records read when some had
+/// no key (a field beyond their end), and the records written.
+fn summary(
+    quiet: bool,
+    keys: u64,
+    read: u64,
+    written: u64,
+    what: &str,
+    invert: bool,
+    start: Instant,
+) {
+    let without = match read - keys.min(read) {
+        0 => String::new(),
+        n => format!(" of {read} {what} ({n} without a key)"),
+    };
     crate::summary(
         quiet,
         "filtered",
-        read,
+        keys,
         start.elapsed().as_secs_f64(),
         &format!(
-            ", {written} {what} {}",
+            "{without}, {written} {what} {}",
             if invert { "absent" } else { "possibly present" }
         ),
     );
@@ -257,7 +270,15 @@ fn csv(
             char::from(crate::csv::delimiter(input))
         );
     }
-    summary(quiet, records, written, "records", args.invert, start);
+    summary(
+        quiet,
+        keyed,
+        records,
+        written,
+        "records",
+        args.invert,
+        start,
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -345,7 +366,7 @@ fn columnar(
         Ok((rows, kept))
     })?;
     bar.finish_and_clear();
-    summary(quiet, rows, kept, "rows", args.invert, start);
+    summary(quiet, rows, rows, kept, "rows", args.invert, start);
     Ok(ExitCode::SUCCESS)
 }
 
