@@ -2157,3 +2157,77 @@ fn a_filter_given_as_dash_is_read_from_stdin() {
     let o = lesshash_stdin(&["filter", "-"], &bytes);
     assert_error(&o, &["both be stdin"]);
 }
+
+/// A key `--keys int` cannot read names the input and its line, on every
+/// path: filter and build, one thread and two (the line counted across
+/// blocks and pieces), a file and stdin, a field with lines without it
+/// before the bad one, build with and without --items.
+#[test]
+fn a_bad_int_key_names_the_file_and_line() {
+    let dir = Dir::new();
+    write_lines(&dir.path("ids.txt"), (0..100).map(|i| i.to_string()));
+    let f = dir.s("ids.lhbf");
+    assert!(
+        lesshash(&[
+            "build",
+            "-q",
+            "-i",
+            &dir.s("ids.txt"),
+            "--keys",
+            "int",
+            "--fpr",
+            "0.01",
+            "-o",
+            &f
+        ])
+        .status
+        .success()
+    );
+    // 3.5 MB: the bad line lies in a later block than the first.
+    let mut input = String::new();
+    for i in 0..300_000u32 {
+        match i {
+            250_000 => input.push_str("7\tuser-1\n"),
+            i if i % 5 == 0 => input.push_str("no field here\n"),
+            i => input.push_str(&format!("{i}\t{i}\n")),
+        }
+    }
+    std::fs::write(dir.path("in.txt"), &input).unwrap();
+    let path = dir.s("in.txt");
+    let out = dir.s("b.lhbf");
+    for threads in ["1", "2"] {
+        let keys = ["--keys", "int", "--field", "2", "--threads", threads];
+        let commands: [Vec<&str>; 3] = [
+            vec!["filter", &f],
+            vec!["build", "--fpr", "0.1", "-o", &out],
+            vec!["build", "--fpr", "0.1", "--items", "300000", "-o", &out],
+        ];
+        for command in &commands {
+            let from_file = [&command[..], &["-i", &path], &keys[..]].concat();
+            assert_one_line_error(
+                &lesshash(&from_file),
+                &[&format!(
+                    "{path}, line 250001: key \"user-1\" is not an integer"
+                )],
+            );
+            let from_stdin = [&command[..], &keys[..]].concat();
+            assert_one_line_error(
+                &lesshash_stdin(&from_stdin, input.as_bytes()),
+                &["stdin, line 250001: key \"user-1\" is not an integer"],
+            );
+        }
+        // Whole lines: the first line is the bad key.
+        let o = lesshash(&[
+            "filter",
+            &f,
+            "-i",
+            &path,
+            "--keys",
+            "int",
+            "--threads",
+            threads,
+        ]);
+        assert_one_line_error(&o, &[&format!("{path}, line 1: key \"no field here\"")]);
+    }
+    assert!(!dir.path("b.lhbf").exists());
+}

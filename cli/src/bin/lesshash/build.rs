@@ -10,8 +10,8 @@ use lesshash::{BloomFilter, Layout, Scheme};
 
 use crate::columnar::{Columnar, Feed, rewound};
 use crate::input::{
-    Chunks, Format, InputArgs, KeySpec, count_lines, encode_keys, for_each_line, recycle,
-    strip_eol, with_keys,
+    BadKey, Chunks, Format, InputArgs, KeySpec, at_line, count_lines, encode_keys, for_each_line,
+    recycle, strip_eol, with_keys,
 };
 use crate::output::{Output, input_id};
 use crate::parallel::Blocks;
@@ -457,8 +457,9 @@ fn cut_all(
     {
         let mut keys = recycle(std::mem::take(&mut spare));
         keys.reserve(chunk.len() / 8);
+        let first = n + skipped + 1;
         skipped += keys_of(chunk, spec, &mut keys);
-        each(&keys)?;
+        each(&keys).map_err(|e| at_line(e, name, chunk, first, spec))?;
         n += keys.len() as u64;
         bar.inc(chunk.len() as u64);
         spare = recycle(keys);
@@ -520,7 +521,9 @@ fn cut_parallel(
                 .zip(&mut cuts)
                 .for_each(|(&piece, cut)| cut.skipped = keys_of(piece, spec, &mut cut.keys));
         });
-        each(&cuts)?;
+        // A bad key's index is among the block's keys (hash_cuts).
+        let first = n + skipped + 1;
+        each(&cuts).map_err(|e| at_line(e, name, &block, first, spec))?;
         for cut in cuts {
             n += cut.keys.len() as u64;
             skipped += cut.skipped;
@@ -545,15 +548,32 @@ fn hash_cuts(cuts: &[Cut<'_>], spec: KeySpec, seed: u64, hashes: &mut Vec<u128>)
         parts.push(part);
         rest = tail;
     }
-    cuts.par_iter()
-        .zip(parts)
-        .try_for_each_init(Vec::new, |ints, (cut, part)| {
-            with_keys!(spec.encode(&cut.keys, ints)?, |k| lesshash::hash_batch(
-                k, seed, part
-            )
-            .expect("a part per piece's keys"));
-            Ok(())
+    // Each cut's first key among the block's, for a bad key's index.
+    let starts: Vec<usize> = cuts
+        .iter()
+        .scan(0, |at, c| {
+            let start = *at;
+            *at += c.keys.len();
+            Some(start)
         })
+        .collect();
+    cuts.par_iter().zip(parts).zip(starts).try_for_each_init(
+        Vec::new,
+        |ints, ((cut, part), start)| {
+            let encoded =
+                spec.encode(&cut.keys, ints)
+                    .map_err(|e| match e.downcast::<BadKey>() {
+                        Ok(bad) => anyhow::Error::new(BadKey {
+                            index: start + bad.index,
+                            text: bad.text,
+                        }),
+                        Err(e) => e,
+                    })?;
+            with_keys!(encoded, |k| lesshash::hash_batch(k, seed, part)
+                .expect("a part per piece's keys"));
+            Ok(())
+        },
+    )
 }
 
 /// Inserts every key of the input on the pool, bit-identical to

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use crate::columnar::{Columnar, Feed, OutFormat, Sink, select_rows, selection};
 use crate::input::{
-    Chunks, Format, InputArgs, KeySpec, check_kinds, encode_keys, for_each_line, recycle,
+    Chunks, Format, InputArgs, KeySpec, at_line, check_kinds, encode_keys, for_each_line, recycle,
     strip_eol, with_keys,
 };
 use crate::output::{FileId, FilterArg, Output, input_id};
@@ -397,7 +397,9 @@ impl Job<'_> {
             .next_chunk()
             .with_context(|| format!("cannot read input {}", self.name))?
         {
-            let (l, p) = self.select(chunk, &mut scratch, &mut out)?;
+            let (l, p) = self
+                .select(chunk, &mut scratch, &mut out)
+                .map_err(|e| at_line(e, self.name, chunk, lines + 1, self.spec))?;
             lines += l;
             printed += p;
             self.bar.inc(chunk.len() as u64);
@@ -442,6 +444,13 @@ impl Job<'_> {
                 work.resize_with(pieces.len(), Piece::default);
             }
             let work_now = &mut work[..pieces.len()];
+            // A bad key's line: the lines before this block, then those
+            // of the block before its piece (counted only then).
+            let before = lines;
+            let line_of = |piece: &[u8]| {
+                let offset = piece.as_ptr() as usize - block.as_ptr() as usize;
+                before + memchr::memchr_iter(b'\n', &block[..offset]).count() as u64 + 1
+            };
             let (wrote, filtered) = pool.install(|| {
                 rayon::join(
                     || write_pieces(&done[..ready], &mut out),
@@ -454,7 +463,9 @@ impl Job<'_> {
                                 let i = rayon::current_thread_index().unwrap_or(0);
                                 let mut scratch =
                                     scratches[i].lock().unwrap_or_else(PoisonError::into_inner);
-                                w.filter(self, piece, &mut scratch)
+                                w.filter(self, piece, &mut scratch).map_err(|e| {
+                                    at_line(e, self.name, piece, line_of(piece), self.spec)
+                                })
                             })
                     },
                 )

@@ -511,16 +511,71 @@ pub(crate) fn encode_keys<'a>(
         Keys::Int => {
             ints.clear();
             ints.reserve(keys.len());
-            for k in keys {
-                ints.push(int_key(k).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
-                        String::from_utf8_lossy(k)
-                    )
+            for (index, k) in keys.iter().enumerate() {
+                ints.push(int_key(k).ok_or_else(|| BadKey {
+                    index,
+                    text: String::from_utf8_lossy(k).into_owned(),
                 })?);
             }
             Ok(Encoded::Int(ints))
         }
+    }
+}
+
+/// A key that `--keys int` cannot read: its index among the keys encoded
+/// together, for the caller to turn into a line number ([`at_line`]).
+#[derive(Debug)]
+pub(crate) struct BadKey {
+    pub index: usize,
+    pub text: String,
+}
+
+impl std::fmt::Display for BadKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
+            self.text
+        )
+    }
+}
+
+impl std::error::Error for BadKey {}
+
+/// The 1-based line, within `chunk` (whole lines), of the `index`-th key
+/// that `spec` cuts from its lines (lines without a key skipped): read
+/// again only when a key turned out bad.
+pub(crate) fn line_of_key(chunk: &[u8], spec: KeySpec, index: usize) -> usize {
+    let (mut line, mut keys) = (0, 0);
+    let mut found = None;
+    for_each_line(chunk, |l| {
+        line += 1;
+        if found.is_none() && spec.key(strip_eol(l)).is_some() {
+            if keys == index {
+                found = Some(line);
+            }
+            keys += 1;
+        }
+    });
+    found.unwrap_or(line)
+}
+
+/// `err` (a [`BadKey`] among keys cut from `chunk`, whose first line is
+/// line `first` of `name`, 1-based) with the file and line in front;
+/// any other error unchanged.
+pub(crate) fn at_line(
+    err: anyhow::Error,
+    name: &str,
+    chunk: &[u8],
+    first: u64,
+    spec: KeySpec,
+) -> anyhow::Error {
+    match err.downcast_ref::<BadKey>() {
+        Some(bad) => {
+            let line = first + line_of_key(chunk, spec, bad.index) as u64 - 1;
+            anyhow::anyhow!("{name}, line {line}: {bad}")
+        }
+        None => err,
     }
 }
 
