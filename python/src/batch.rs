@@ -223,6 +223,18 @@ impl Nulls<'_> {
     }
 }
 
+/// A query's `output` argument: `true` for ``"arrow"`` (a
+/// ``pyarrow.BooleanArray``), `false` for ``"numpy"``.
+pub fn arrow_output(output: &str) -> PyResult<bool> {
+    match output {
+        "numpy" => Ok(false),
+        "arrow" => Ok(true),
+        other => Err(PyValueError::new_err(format!(
+            "output must be \"numpy\" or \"arrow\", got {other:?}"
+        ))),
+    }
+}
+
 /// The error for missing keys where none may be: the first one's index in
 /// the whole batch.
 pub fn nulls_error(first: usize) -> PyErr {

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, checksum};
-use crate::batch::{Keys, feed_nullable, nulls_error, with_keys};
+use crate::batch::{Keys, arrow_output, feed_nullable, nulls_error, with_keys};
 use crate::errors::{
     at_path, at_path_because, key_kind_mismatch, named, read_only, to_py, unsigned,
 };
@@ -364,15 +364,7 @@ impl BloomFilter {
         nulls: Option<&str>,
         output: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let arrow = match output {
-            "numpy" => false,
-            "arrow" => true,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "output must be \"numpy\" or \"arrow\", got {other:?}"
-                )));
-            }
-        };
+        let arrow = arrow_output(output)?;
         let policy = match nulls.unwrap_or(if arrow { "null" } else { "false" }) {
             "null" if arrow => NullAnswer::Null,
             "null" => {

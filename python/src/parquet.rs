@@ -9,11 +9,12 @@ use std::sync::{Arc, PoisonError, RwLock};
 
 use arrow_array::{Array, ArrayRef, BooleanArray};
 use numpy::IntoPyArray;
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 use pyo3_arrow::{PyArray, PyChunkedArray};
 
+use crate::batch::arrow_output;
 use crate::errors::to_py;
 
 /// A Parquet split-block Bloom filter: ``SplitBlockFilter(ndv, fpp)`` sized
@@ -112,15 +113,7 @@ impl SplitBlockFilter {
         keys: &Bound<'py, PyAny>,
         output: &str,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let arrow = match output {
-            "numpy" => false,
-            "arrow" => true,
-            other => {
-                return Err(PyValueError::new_err(format!(
-                    "output must be \"numpy\" or \"arrow\", got {other:?}"
-                )));
-            }
-        };
+        let arrow = arrow_output(output)?;
         let chunks = chunks(keys)?;
         let answers = py
             .detach(|| {
