@@ -415,7 +415,7 @@ impl BloomFilter {
             return Ok(out.into_pyarray(py).into_any());
         }
         // Packed 64 answers at a time (`From<Vec<bool>>` sets a bit at a
-        // time: a third of an Arrow answer's cost).
+        // time).
         let bits = arrow_buffer::BooleanBuffer::collect_bool(out.len(), |i| out[i]);
         let answers = arrow_array::BooleanArray::new(bits, validity.finish());
         let answers = pyo3_arrow::PyArray::from_array_ref(std::sync::Arc::new(answers));
@@ -894,9 +894,8 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
 /// A batch (or piece) shorter than this is worked on with the GIL held:
 /// its work is microseconds (the crate runs it on the calling thread,
 /// below one parallel task), less than giving the GIL away and taking it
-/// back, which costs a switch interval when other threads wait for it:
-/// DuckDB's threads, calling a function every 2,048 rows, ran 2.2x slower
-/// on two threads than on one while each call released the GIL.
+/// back, which costs up to a switch interval when other threads wait for
+/// it (DuckDB's threads, calling a function every 2,048 rows).
 const HOLD_GIL_BELOW: usize = 16_384;
 
 /// `contains_many`'s answer for a missing key.

@@ -318,8 +318,9 @@ impl Columnar {
 /// Whether the writer of `column` kept every data page dictionary-encoded,
 /// so that its output column is worth a dictionary too. A writer that fell
 /// back to plain pages (a column of mostly distinct values: ids, measures)
-/// or never tried says that a dictionary would be built and thrown away
-/// (the dictionary's hash table was a third of a `filter -o x.parquet`).
+/// or never tried says that a dictionary would be built (a hash table of
+/// every value, the dearest part of writing such a column) and thrown
+/// away.
 /// Without page statistics, the writer's default (a dictionary) stays.
 fn dictionary_kept(column: &ColumnChunkMetaData) -> bool {
     let dictionary =

@@ -595,9 +595,9 @@ fn write_pieces(pieces: &[Piece], out: &mut impl Write) -> std::io::Result<()> {
 /// Which lines of a chunk are printed, kept as the offsets where the
 /// selection flips (a run of selected lines starts at an even flip and
 /// ends at the next): the lines are visited without a branch on their
-/// answers, which are as unpredictable as the keys (a branch per line was
-/// a quarter of a `--keys int` filter's time), and each run is then
-/// written with one `write_all`.
+/// answers, which are as unpredictable as the keys (a mispredicted branch
+/// per line costs more than the probe), and each run is then written with
+/// one `write_all`.
 struct Selection<'s> {
     invert: bool,
     flips: &'s mut Vec<usize>,

@@ -4,10 +4,9 @@
 //! megabytes at a time, and frees them a moment later. By default glibc
 //! serves such sizes with a map of their own, unmapped when freed, and
 //! hands the top of the heap back past 128 KiB free, so every batch
-//! touched new pages (17k page faults, a quarter of the system time of a
-//! `filter -i x.parquet`). With these thresholds the freed buffers are
-//! reused: the process's peak memory is the same, it is just not returned
-//! before the process ends (a command, not a server).
+//! touches new pages (a page fault each). With these thresholds the freed
+//! buffers are reused: the process's peak memory is the same, it is just
+//! not returned before the process ends (a command, not a server).
 #![allow(unsafe_code)]
 
 /// Serves allocations below 32 MiB from the heap and keeps up to 256 MiB

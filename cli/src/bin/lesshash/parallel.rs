@@ -33,10 +33,10 @@ pub(crate) fn pool(threads: usize, what: &str) -> Result<Option<rayon::ThreadPoo
 }
 
 /// A piece's size: small, so that a thread's working memory for one
-/// (its keys, parsed keys and answers, about 9 bytes per byte of input)
+/// (its keys, parsed keys and answers, several bytes per byte of input)
 /// stays in its cache and the threads finish a block together (a block
 /// ends when its last piece does); large enough to amortise a task and a
-/// batch query. Pieces of 2 MiB made a two-thread `filter` touch 160 MiB.
+/// batch query.
 const PIECE: usize = 128 << 10;
 
 /// A block's size per thread: many pieces per thread, so that a thread
