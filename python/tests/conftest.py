@@ -53,6 +53,7 @@ CI_MUST_RUN = [
     "test_parquet_filters.py::",  # pyarrow writing Bloom filters
     "test_doc_snippets.py::test_snippet_runs",  # README and docs/python.md, Dask included
     "test_threads.py::",
+    "test_polars_plugin.py::",  # the lesshash-polars plugin
 ]
 
 _passed: set[str] = set()
