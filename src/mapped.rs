@@ -69,6 +69,35 @@ pub struct MappedFilter {
     header: Header,
     geometry: Geometry,
     path: PathBuf,
+    /// The opened file's identity, for [`is_current`](Self::is_current).
+    identity: FileIdentity,
+}
+
+/// Which file, in which version: what a `stat` of the same file returns
+/// again until it is replaced or rewritten.
+#[derive(Clone, PartialEq, Eq, Debug)]
+struct FileIdentity {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    device: u64,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+impl FileIdentity {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            device: meta.dev(),
+            #[cfg(unix)]
+            inode: meta.ino(),
+        }
+    }
 }
 
 impl MappedFilter {
@@ -115,20 +144,21 @@ impl MappedFilter {
             .metadata()
             .map_err(io_err("reading the file's metadata"))?;
         check_regular(path, &meta)?;
-        Self::from_file(file, meta.len(), path, verify, true)
+        Self::from_file(file, &meta, path, verify, true)
     }
 
-    /// The filter in the open regular `file` (`len` bytes as reported):
-    /// mapped if `try_map` and the file can be, read otherwise.
+    /// The filter in the open regular `file` (`meta` its metadata): mapped
+    /// if `try_map` and the file can be, read otherwise.
     fn from_file(
         file: File,
-        len: u64,
+        meta: &std::fs::Metadata,
         path: &Path,
         verify: bool,
         try_map: bool,
     ) -> Result<Self, Error> {
+        let (len, identity) = (meta.len(), FileIdentity::of(meta));
         if !try_map {
-            return Self::with_bytes(FileBytes::read(file, len)?, path, verify);
+            return Self::with_bytes(FileBytes::read(file, len)?, path, identity, verify);
         }
         // SAFETY: `Mmap::map` is unsafe because the file can change under
         // the map. lesshash never writes into an existing file (its writers
@@ -145,10 +175,15 @@ impl MappedFilter {
             // them instead, bounded and validated as the map would be.
             Err(_) => FileBytes::read(file, len)?,
         };
-        Self::with_bytes(bytes, path, verify)
+        Self::with_bytes(bytes, path, identity, verify)
     }
 
-    fn with_bytes(bytes: FileBytes, path: &Path, verify: bool) -> Result<Self, Error> {
+    fn with_bytes(
+        bytes: FileBytes,
+        path: &Path,
+        identity: FileIdentity,
+        verify: bool,
+    ) -> Result<Self, Error> {
         let (header, _) = validate(bytes.as_slice(), verify)?;
         let geometry = header.geometry();
         let mapped = Self {
@@ -156,6 +191,7 @@ impl MappedFilter {
             header,
             geometry,
             path: path.to_path_buf(),
+            identity,
         };
         // The payload must be 8-byte aligned to be read as words; a map is
         // page-aligned, so this only fails on a platform that breaks that.
@@ -276,6 +312,18 @@ impl MappedFilter {
         &self.path
     }
 
+    /// Whether the file now at [`path`](Self::path) is still the one this
+    /// filter was read from: the same device, inode, length and
+    /// modification time. `false` once it was replaced (lesshash's writers
+    /// rename a new file over the old), rewritten, or removed, or if it
+    /// cannot be inspected. One `stat`: a cache of filters by path (a query
+    /// engine's) asks this before each use and opens the path again on
+    /// `false`, so a filter replaced between queries is never answered
+    /// from its old version.
+    pub fn is_current(&self) -> bool {
+        std::fs::metadata(&self.path).is_ok_and(|meta| FileIdentity::of(&meta) == self.identity)
+    }
+
     /// Writes the mapped filter (the bytes as mapped) to `path`, atomically
     /// as [`BloomFilter::write_file`] does: a temporary file beside it,
     /// synced, renamed over it. No copy of the filter is held in memory, so
@@ -358,6 +406,29 @@ fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
 mod tests {
     use super::*;
 
+    /// `is_current` holds until the file at the path is replaced (renamed
+    /// over), rewritten in place or removed.
+    #[test]
+    fn is_current_until_the_file_is_replaced_rewritten_or_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f.lhbf");
+        let mut f = BloomFilter::with_fpr(100, 0.01).unwrap();
+        f.write_file(&path).unwrap();
+        let mapped = MappedFilter::open(&path).unwrap();
+        assert!(mapped.is_current());
+        assert!(mapped.is_current(), "asking does not change it");
+        f.insert(&1u64);
+        f.write_file(&path).unwrap(); // a new file renamed over the old
+        assert!(!mapped.is_current());
+        let again = MappedFilter::open(&path).unwrap();
+        assert!(again.is_current() && again.contains(&1u64));
+        // Rewritten in place (same inode): the length differs.
+        std::fs::write(&path, b"not a filter").unwrap();
+        assert!(!again.is_current());
+        std::fs::remove_file(&path).unwrap();
+        assert!(!again.is_current());
+    }
+
     /// A file read instead of mapped (as one that cannot be mapped is)
     /// answers as the mapped file does and holds the same bytes; short,
     /// long and damaged files give the errors the map gives.
@@ -370,8 +441,8 @@ mod tests {
         f.write_file(&path).unwrap();
         let read = |p: &Path| {
             let file = File::open(p).unwrap();
-            let len = file.metadata().unwrap().len();
-            MappedFilter::from_file(file, len, p, true, false)
+            let meta = file.metadata().unwrap();
+            MappedFilter::from_file(file, &meta, p, true, false)
         };
         let mapped = MappedFilter::open(&path).unwrap();
         let copy = read(&path).unwrap();

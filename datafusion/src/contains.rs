@@ -2,9 +2,7 @@
 
 use std::fmt;
 use std::hash::{Hash, Hasher};
-use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::SystemTime;
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, BooleanArray, new_null_array};
 use datafusion::arrow::compute::concat;
@@ -31,10 +29,10 @@ const CACHE_ENTRIES: usize = 16;
 /// `filter` is a path (a string: the filter file, memory-mapped with
 /// [`MappedFilter`], its checksum checked once) or the filter's bytes in
 /// the v1 format (a binary value, such as `bloom_agg`'s result, parsed
-/// once). Both are cached in the instance: a file by its path and its
-/// identity (device, inode, length, modification time), checked with one
-/// `stat` per batch, so a file replaced between queries (or during one) is
-/// mapped afresh; bytes by their value. Keys of every type that
+/// once). Both are cached in the instance: a file by its path, checked to
+/// be the file mapped ([`MappedFilter::is_current`]: its device, inode,
+/// length and modification time, one `stat` per batch), so a file replaced
+/// between queries (or during one) is mapped afresh; bytes by their value. Keys of every type that
 /// `lesshash::arrow` accepts (docs/guide.md's encoding table); any other
 /// type fails at planning with a message naming the function and the type.
 /// A filter that records another kind of keys (built from integers,
@@ -78,17 +76,14 @@ impl BloomContains {
     /// The filter file at `path`, mapped (and its checksum checked) unless
     /// the cache holds it with the same identity.
     fn mapped(&self, path: &str) -> Result<Filter> {
-        let stamp = FileStamp::of(Path::new(path)).map_err(|e| {
-            DataFusionError::Execution(format!("{NAME}: cannot open the filter file '{path}': {e}"))
-        })?;
-        if let Some(hit) = self.cache().find_file(path, &stamp) {
+        if let Some(hit) = self.cache().find_file(path) {
             return Ok(hit);
         }
         // Mapped (and checksummed) without the cache's lock, which queries
         // of other filters need meanwhile, but under the opening lock: a
         // partition that missed too finds it mapped once it has the lock.
         let _opening = self.opening();
-        if let Some(hit) = self.cache().find_file(path, &stamp) {
+        if let Some(hit) = self.cache().find_file(path) {
             return Ok(hit);
         }
         let mapped = MappedFilter::open(path).map_err(|e| {
@@ -96,7 +91,7 @@ impl BloomContains {
         })?;
         let filter = Filter::Mapped(Arc::new(mapped));
         self.cache()
-            .insert(Key::File(path.to_owned(), stamp), filter.clone());
+            .insert(Key::File(path.to_owned()), filter.clone());
         Ok(filter)
     }
 
@@ -369,37 +364,9 @@ enum Filter {
     Owned(Arc<BloomFilter>),
 }
 
-/// What identifies a version of a file: replacing it (a rename over it)
-/// changes the inode, rewriting it the length or the modification time.
-#[derive(Clone, PartialEq, Eq)]
-struct FileStamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    #[cfg(unix)]
-    device: u64,
-    #[cfg(unix)]
-    inode: u64,
-}
-
-impl FileStamp {
-    fn of(path: &Path) -> std::io::Result<Self> {
-        let meta = std::fs::metadata(path)?;
-        #[cfg(unix)]
-        use std::os::unix::fs::MetadataExt;
-        Ok(Self {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            #[cfg(unix)]
-            device: meta.dev(),
-            #[cfg(unix)]
-            inode: meta.ino(),
-        })
-    }
-}
-
 /// What a cache entry was made from.
 enum Key {
-    File(String, FileStamp),
+    File(String),
     Bytes(Arc<[u8]>),
 }
 
@@ -410,11 +377,13 @@ struct Cache {
 }
 
 impl Cache {
-    fn find_file(&mut self, path: &str, stamp: &FileStamp) -> Option<Filter> {
-        let i = self
-            .entries
-            .iter()
-            .position(|(k, _)| matches!(k, Key::File(p, s) if p == path && s == stamp))?;
+    /// The file at `path` if held and still the file there
+    /// ([`MappedFilter::is_current`]).
+    fn find_file(&mut self, path: &str) -> Option<Filter> {
+        let i = self.entries.iter().position(|(k, f)| {
+            matches!(k, Key::File(p) if p == path)
+                && matches!(f, Filter::Mapped(m) if m.is_current())
+        })?;
         Some(self.touch(i))
     }
 
@@ -450,9 +419,9 @@ impl Cache {
 
     fn insert(&mut self, key: Key, filter: Filter) {
         // An older version of the same file is of no more use.
-        if let Key::File(path, _) = &key {
+        if let Key::File(path) = &key {
             self.entries
-                .retain(|(k, _)| !matches!(k, Key::File(p, _) if p == path));
+                .retain(|(k, _)| !matches!(k, Key::File(p) if p == path));
         }
         if self.entries.len() >= CACHE_ENTRIES {
             self.entries.remove(0);

@@ -3,15 +3,14 @@
 //! Polars hands the plugin the expression's keyword arguments (pickled by
 //! Python when the expression was made) on every batch. They are looked up
 //! by their XXH3-128 digest: parsed, and the filter mapped or parsed, only
-//! the first time. A file is then checked by its identity (device, inode,
-//! length, modification time: one `stat` per batch), so a filter replaced
-//! on disk between or during queries is mapped afresh.
+//! the first time. A file is then checked to be the one mapped
+//! ([`MappedFilter::is_current`]: one `stat` per batch), so a filter
+//! replaced on disk between or during queries is mapped afresh.
 
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::SystemTime;
 
 use lesshash::{BloomFilter, FilterView, MappedFilter};
 use polars::prelude::{polars_bail, polars_err, PolarsResult};
@@ -69,38 +68,11 @@ impl Request {
     }
 }
 
-/// The identity of a file's current version.
-#[derive(Clone, PartialEq, Eq, Debug)]
-struct FileStamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    #[cfg(unix)]
-    device: u64,
-    #[cfg(unix)]
-    inode: u64,
-}
-
-impl FileStamp {
-    fn of(path: &Path) -> std::io::Result<Self> {
-        let meta = std::fs::metadata(path)?;
-        #[cfg(unix)]
-        use std::os::unix::fs::MetadataExt;
-        Ok(Self {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            #[cfg(unix)]
-            device: meta.dev(),
-            #[cfg(unix)]
-            inode: meta.ino(),
-        })
-    }
-}
-
 /// Requests and files resolved so far, most recently used last.
 #[derive(Default)]
 struct Cache {
     requests: Vec<((u128, usize), Arc<Request>)>,
-    files: Vec<(PathBuf, FileStamp, Arc<Filter>)>,
+    files: Vec<(PathBuf, Arc<Filter>)>,
 }
 
 static CACHE: Mutex<Cache> = Mutex::new(Cache {
@@ -195,17 +167,13 @@ fn parse(kwargs: &[u8]) -> PolarsResult<Request> {
 /// The filter file at `path`, mapped (and its checksum checked) unless the
 /// process holds its current version.
 pub fn file(path: &Path) -> PolarsResult<Arc<Filter>> {
-    let stamp = FileStamp::of(path).map_err(|e| {
-        polars_err!(ComputeError:
-            "lesshash.contains: cannot open the filter file '{}': {e}", path.display())
-    })?;
     let find = || {
         let mut cache = lock(&CACHE);
         let i = cache
             .files
             .iter()
-            .position(|(p, s, _)| p == path && *s == stamp)?;
-        Some(Arc::clone(&touch(&mut cache.files, i).2))
+            .position(|(p, f)| p == path && matches!(&**f, Filter::Mapped(m) if m.is_current()))?;
+        Some(Arc::clone(&touch(&mut cache.files, i).1))
     };
     if let Some(hit) = find() {
         return Ok(hit);
@@ -221,11 +189,8 @@ pub fn file(path: &Path) -> PolarsResult<Arc<Filter>> {
     let filter = Arc::new(Filter::Mapped(mapped));
     let mut cache = lock(&CACHE);
     // An older version of the same file is of no more use.
-    cache.files.retain(|(p, _, _)| p != path);
-    push_bounded(
-        &mut cache.files,
-        (path.to_owned(), stamp, Arc::clone(&filter)),
-    );
+    cache.files.retain(|(p, _)| p != path);
+    push_bounded(&mut cache.files, (path.to_owned(), Arc::clone(&filter)));
     Ok(filter)
 }
 
@@ -274,7 +239,7 @@ mod tests {
         std::fs::remove_file(&path).unwrap();
         let err = request.filter().err().unwrap().to_string();
         assert!(
-            err.contains("cannot open the filter file") && err.contains("f.lhbf"),
+            err.contains("cannot use the filter file") && err.contains("f.lhbf"),
             "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();

@@ -144,7 +144,7 @@ def test_a_replaced_file_is_read_again(tmp_path):
 
 def test_missing_and_corrupt_files_fail_with_one_clear_error(tmp_path):
     df = pl.DataFrame({"k": [1]})
-    with pytest.raises(pl.exceptions.ComputeError, match="cannot open the filter file .*missing.lhbf"):
+    with pytest.raises(pl.exceptions.ComputeError, match="cannot use the filter file .*missing.lhbf"):
         df.select(pl.col("k").lesshash.contains(tmp_path / "missing.lhbf"))
     bad = tmp_path / "bad.lhbf"
     bad.write_bytes(b"user1\nuser2\n")
@@ -203,3 +203,16 @@ def test_timezone_is_not_part_of_the_key():
     utc = pl.Series([at]).cast(pl.Datetime("us", "UTC"))
     f = _filter(pl.Series([at]).cast(pl.Datetime("us")))
     assert pl.DataFrame({"k": utc}).select(pl.col("k").lesshash.contains(f))["k"].to_list() == [True]
+
+
+def test_a_column_of_several_chunks_answers_each():
+    f = _filter(list(range(0, 3000, 2)))
+    parts = [pl.DataFrame({"k": list(range(i, i + 1000))}) for i in range(0, 3000, 1000)]
+    df = pl.concat(parts, rechunk=False)
+    assert df["k"].n_chunks() == 3
+    got = df.select(pl.col("k").lesshash.contains(f))["k"]
+    assert got.to_list() == f.contains_many(df["k"]).tolist()
+    built = df.select(pl.col("k").lesshash.build(3000, 0.01)).item()
+    want = lesshash.BloomFilter(3000, 0.01)
+    want.add_many(df["k"])
+    assert built == want.to_bytes()

@@ -135,7 +135,8 @@ pub(crate) fn check_not_stdout(input: Option<FileId>, name: &str) -> Result<()> 
 /// fall in, not the whole file; anything else (a pipe, `/dev/stdin`) cannot
 /// be mapped and is read whole into an aligned buffer.
 pub(crate) enum Opened {
-    Mapped(MappedFilter),
+    // Boxed: a map's bookkeeping is ten times a Vec's.
+    Mapped(Box<MappedFilter>),
     Read(Vec<Block>),
 }
 
@@ -231,7 +232,7 @@ pub(crate) fn open_filter(path: &Path, verify: bool) -> Result<Opened> {
         if mapped.is_mapped() {
             crate::sigbus::arm(path);
         }
-        return Ok(Opened::Mapped(mapped));
+        return Ok(Opened::Mapped(Box::new(mapped)));
     }
     // A stream: read through the owned loader (its allocation grows with
     // what arrives, whatever the header claims, and it verifies the
