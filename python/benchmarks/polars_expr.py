@@ -17,7 +17,8 @@ of --users keys at 1%, and a second int64 column):
   map_batches + contains_many                  the lambda a user writes without the plugin
   df.lazy()...collect(engine="streaming")      the plugin, the lambda and the floor in the
                                                streaming engine (batch by batch)
-Each row is the median of --rounds rounds, one call of each per round.
+Each row is the median of --rounds rounds, one call of each per round, the
+order rotated by one row each round (use a multiple of 8 rounds).
 
 --streaming N writes N rows of (k, v) int64 to a Parquet dataset under
 --dir (kept for reruns), then runs scan_parquet(...).filter(...).sink_parquet
@@ -85,10 +86,14 @@ def in_memory(args: argparse.Namespace) -> None:
     # Every row keeps the same rows where it should (a sanity check, once).
     kept = {name: fn().height for name, fn in rows.items()}
     times: dict[str, list[float]] = {name: [] for name in rows}
-    for _ in range(args.rounds):
-        for name, fn in rows.items():
+    # Each round starts one row later (a rotation): a row run right after
+    # another pays for what that one left (freed pages, caches); rotated,
+    # every row follows every other alike.
+    names = list(rows)
+    for r in range(args.rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
             t = time.perf_counter()
-            fn()
+            rows[name]()
             times[name].append(time.perf_counter() - t)
     floor = statistics.median(times['filter(col("k") >= 0)'])
     mine = statistics.median(times["filter(lesshash.contains(object))"])
@@ -161,7 +166,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=float, default=1e7)
     ap.add_argument("--users", type=float, default=1e6)
-    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=8)
     ap.add_argument("--streaming", type=float, default=0, help="rows of the Parquet dataset")
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "lesshash-polars-stream"))
     args = ap.parse_args()
