@@ -63,6 +63,9 @@
 //!   [`Layout::SplitBlock`] (a 512-bit block in k segments, k from 1 to
 //!   64, from XXH3-128), it has 256-bit blocks of eight 32-bit words with
 //!   one bit each, from XXH64.
+//! * [`spark`]: Spark's Bloom filter (`org.apache.spark.util.sketch`), bit
+//!   for bit in both format versions: read filters Spark wrote, build ones
+//!   Spark reads, query them.
 //!
 //! ## Invariants
 //!
@@ -81,6 +84,7 @@ pub mod arrow;
 pub mod format;
 pub mod parquet;
 pub mod rates;
+pub mod spark;
 
 // Not part of the public API (hidden from the docs, no semver promise): the
 // oracles, kernels and constants that lesshash's own tests, benches, fuzz
