@@ -412,3 +412,59 @@ fn bad_parameters_are_named() {
         "bits"
     );
 }
+
+/// The batch paths (pipelined with prefetch above 1 MiB and k <= 32, one
+/// key at a time otherwise; parallel) set and answer as the single calls.
+#[test]
+fn batches_are_the_single_calls() {
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let longs: Vec<i64> = (0..20_000).map(|_| next() as i64).collect();
+    let probes: Vec<i64> = longs
+        .iter()
+        .step_by(3)
+        .copied()
+        .chain((0..40_000).map(|_| next() as i64))
+        .collect();
+    let texts: Vec<Vec<u8>> = (0..5_000)
+        .map(|i| format!("key-{i}-{}", next() % 1000).into_bytes())
+        .collect();
+    for version in [SparkVersion::V1, SparkVersion::V2] {
+        // 2 MiB and k = 7 (pipelined); 2 MiB and k = 40; 1 KiB (neither).
+        for (bits, k) in [(1u64 << 24, 7), (1 << 24, 40), (8192, 5)] {
+            let seed = if version == SparkVersion::V2 { -99 } else { 0 };
+            let mut single = SparkBloomFilter::with_bits(version, bits, k, seed).unwrap();
+            for &l in &longs {
+                single.insert_long(l);
+            }
+            for t in &texts {
+                single.insert_bytes(t);
+            }
+            let mut batch = SparkBloomFilter::with_bits(version, bits, k, seed).unwrap();
+            batch.insert_longs(&longs);
+            batch.insert_bytes_batch(&texts);
+            assert_eq!(batch, single, "{version:?} bits {bits} k {k}");
+            let want: Vec<bool> = probes.iter().map(|&p| single.contains_long(p)).collect();
+            let mut got = vec![false; probes.len()];
+            single.contains_longs(&probes, &mut got).unwrap();
+            assert_eq!(got, want);
+            let mut par = vec![false; probes.len()];
+            single.par_contains_longs(&probes, &mut par).unwrap();
+            assert_eq!(par, want);
+            let mut text_answers = vec![false; texts.len()];
+            single
+                .contains_bytes_batch(&texts, &mut text_answers)
+                .unwrap();
+            assert!(text_answers.iter().all(|&b| b));
+            assert!(matches!(
+                single.contains_longs(&probes, &mut got[1..]),
+                Err(Error::LengthMismatch { .. })
+            ));
+        }
+    }
+}

@@ -68,6 +68,17 @@ impl SparkVersion {
     }
 }
 
+/// Keys per chunk of the batch pipeline.
+const CHUNK: usize = 32;
+
+/// The largest k the batch pipeline buffers a chunk's indexes for (larger
+/// k: one key at a time).
+const MAX_PIPELINED_K: usize = 32;
+
+/// Keys per parallel task.
+#[cfg(feature = "rayon")]
+const PAR_TASK: usize = 16_384;
+
 /// A Spark Bloom filter ([module docs](self) for the scheme and format).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SparkBloomFilter {
@@ -304,14 +315,12 @@ impl SparkBloomFilter {
 
     #[inline(always)]
     fn hashes_long(&self, key: i64) -> (i32, i32) {
-        let h1 = murmur3::hash_long(key, self.seed);
-        (h1, murmur3::hash_long(key, h1))
+        hashes_long(key, self.seed)
     }
 
     #[inline(always)]
     fn hashes_bytes(&self, key: &[u8]) -> (i32, i32) {
-        let h1 = murmur3::hash_bytes(key, self.seed);
-        (h1, murmur3::hash_bytes(key, h1))
+        hashes_bytes(key, self.seed)
     }
 
     #[inline(always)]
@@ -364,24 +373,147 @@ impl SparkBloomFilter {
         self.contains_bytes(key.as_bytes())
     }
 
-    /// Inserts every key of `keys` (as [`insert_long`](Self::insert_long)).
+    /// Inserts every key of `keys` (as [`insert_long`](Self::insert_long)),
+    /// a chunk's indexes computed and their cache lines prefetched before
+    /// the chunk before it sets its bits.
     pub fn insert_longs(&mut self, keys: &[i64]) {
-        for &k in keys {
-            self.insert_long(k);
-        }
+        let seed = self.seed;
+        self.insert_batch(keys.len(), |i| hashes_long(keys[i], seed));
     }
 
-    /// Whether each key of `keys` may be in the set, into `out`.
+    /// Inserts every key of `keys` (as [`insert_bytes`](Self::insert_bytes)),
+    /// as [`insert_longs`](Self::insert_longs) does.
+    pub fn insert_bytes_batch<B: AsRef<[u8]>>(&mut self, keys: &[B]) {
+        let seed = self.seed;
+        self.insert_batch(keys.len(), |i| hashes_bytes(keys[i].as_ref(), seed));
+    }
+
+    /// Whether each key of `keys` may be in the set, into `out`: a chunk's
+    /// indexes are computed and their cache lines prefetched while the
+    /// chunk before it is tested.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`] naming `out` unless it is as long as
     /// `keys`.
     pub fn contains_longs(&self, keys: &[i64], out: &mut [bool]) -> Result<(), Error> {
         Error::check_len("out", keys.len(), out.len())?;
-        for (o, &k) in out.iter_mut().zip(keys) {
-            *o = self.contains_long(k);
-        }
+        self.test_batch(|i| self.hashes_long(keys[i]), out);
         Ok(())
+    }
+
+    /// [`contains_longs`](Self::contains_longs) for byte-string keys (as
+    /// [`contains_bytes`](Self::contains_bytes)).
+    ///
+    /// # Errors
+    /// As [`contains_longs`](Self::contains_longs).
+    pub fn contains_bytes_batch<B: AsRef<[u8]>>(
+        &self,
+        keys: &[B],
+        out: &mut [bool],
+    ) -> Result<(), Error> {
+        Error::check_len("out", keys.len(), out.len())?;
+        self.test_batch(|i| self.hashes_bytes(keys[i].as_ref()), out);
+        Ok(())
+    }
+
+    /// [`contains_longs`](Self::contains_longs) on rayon's thread pool,
+    /// in tasks of 16,384 keys.
+    ///
+    /// # Errors
+    /// As [`contains_longs`](Self::contains_longs).
+    #[cfg(feature = "rayon")]
+    pub fn par_contains_longs(&self, keys: &[i64], out: &mut [bool]) -> Result<(), Error> {
+        use rayon::prelude::*;
+        Error::check_len("out", keys.len(), out.len())?;
+        out.par_chunks_mut(PAR_TASK)
+            .zip(keys.par_chunks(PAR_TASK))
+            .for_each(|(out, keys)| self.test_batch(|i| self.hashes_long(keys[i]), out));
+        Ok(())
+    }
+
+    /// Whether to prefetch (a filter beyond a core's L2) and pipeline (k
+    /// small enough for a chunk's indexes to sit on the stack).
+    fn pipelined(&self) -> bool {
+        self.words.len() * 8 > crate::Prefetch::AUTO_MIN_BYTES
+            && self.num_hashes as usize <= MAX_PIPELINED_K
+    }
+
+    /// The answers for keys `0..out.len()` whose hashes `hashes` gives.
+    #[inline(always)]
+    fn test_batch(&self, hashes: impl Fn(usize) -> (i32, i32), out: &mut [bool]) {
+        if !self.pipelined() {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = self.test(hashes(i));
+            }
+            return;
+        }
+        let k = self.num_hashes as usize;
+        let (bits, version) = (self.num_bits(), self.version);
+        let mut bufs = [[0u64; CHUNK * MAX_PIPELINED_K]; 2];
+        // Chunk c's indexes into bufs[c % 2], prefetched; then chunk c - 1
+        // tested from the other buffer.
+        let fill = |buf: &mut [u64], start: usize, len: usize| {
+            for j in 0..len {
+                let (h1, h2) = hashes(start + j);
+                let at = &mut buf[j * k..(j + 1) * k];
+                let mut n = 0;
+                for_each_index(version, k as u32, bits, h1, h2, |i| {
+                    at[n] = i;
+                    n += 1;
+                    crate::prefetch::prefetch(&self.words, (i / 64) as usize);
+                    true
+                });
+            }
+        };
+        let chunks = out.len().div_ceil(CHUNK);
+        for c in 0..=chunks {
+            if c < chunks {
+                let start = c * CHUNK;
+                fill(&mut bufs[c % 2], start, CHUNK.min(out.len() - start));
+            }
+            if c > 0 {
+                let start = (c - 1) * CHUNK;
+                let len = CHUNK.min(out.len() - start);
+                let buf = &bufs[(c - 1) % 2];
+                for (j, o) in out[start..start + len].iter_mut().enumerate() {
+                    let mut all = 1;
+                    for &i in &buf[j * k..(j + 1) * k] {
+                        all &= self.words[(i / 64) as usize] >> (i % 64);
+                    }
+                    *o = all & 1 == 1;
+                }
+            }
+        }
+    }
+
+    /// Inserts keys `0..n` whose hashes `hashes` gives: per chunk, the
+    /// indexes computed (their lines prefetched), then the bits set.
+    fn insert_batch(&mut self, n: usize, hashes: impl Fn(usize) -> (i32, i32)) {
+        if !self.pipelined() {
+            for i in 0..n {
+                self.set(hashes(i));
+            }
+            return;
+        }
+        let k = self.num_hashes as usize;
+        let (bits, version) = (self.num_bits(), self.version);
+        let mut buf = [0u64; CHUNK * MAX_PIPELINED_K];
+        for start in (0..n).step_by(CHUNK) {
+            let len = CHUNK.min(n - start);
+            let mut at = 0;
+            for j in 0..len {
+                let (h1, h2) = hashes(start + j);
+                for_each_index(version, k as u32, bits, h1, h2, |i| {
+                    buf[at] = i;
+                    at += 1;
+                    crate::prefetch::prefetch(&self.words, (i / 64) as usize);
+                    true
+                });
+            }
+            for &i in &buf[..at] {
+                self.words[(i / 64) as usize] |= 1 << (i % 64);
+            }
+        }
     }
 
     fn check_compatible(&self, other: &Self) -> Result<(), Error> {
@@ -443,6 +575,20 @@ impl SparkBloomFilter {
         }
         Ok(())
     }
+}
+
+/// A long key's `(h1, h2)`.
+#[inline(always)]
+fn hashes_long(key: i64, seed: i32) -> (i32, i32) {
+    let h1 = murmur3::hash_long(key, seed);
+    (h1, murmur3::hash_long(key, h1))
+}
+
+/// A byte-string key's `(h1, h2)`.
+#[inline(always)]
+fn hashes_bytes(key: &[u8], seed: i32) -> (i32, i32) {
+    let h1 = murmur3::hash_bytes(key, seed);
+    (h1, murmur3::hash_bytes(key, h1))
 }
 
 /// The k bit indexes of a key whose two hashes are `h1`, `h2` in a filter
