@@ -468,3 +468,100 @@ fn batches_are_the_single_calls() {
         }
     }
 }
+
+/// Arrow arrays (feature `arrow`) insert and answer as Spark's `put` and
+/// `mightContain` of the same values: Spark's own int and string filters
+/// rebuilt from Int32, Int64, Utf8, Utf8View, LargeUtf8 and dictionary
+/// arrays byte for byte; nulls skipped and answered null.
+#[cfg(feature = "arrow")]
+#[test]
+fn arrow_arrays_are_sparks_keys() {
+    use arrow_array::{
+        Array, BinaryArray, DictionaryArray, Int32Array, Int64Array, LargeStringArray, StringArray,
+        StringViewArray, types::Int16Type,
+    };
+    let cases: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(format!("{DATA}/cases.json")).unwrap())
+            .unwrap();
+    for case in cases["cases"].as_array().unwrap() {
+        let name = case["name"].as_str().unwrap();
+        let bytes = std::fs::read(format!("{DATA}/{name}.bin")).unwrap();
+        let spark = SparkBloomFilter::from_spark_bytes(&bytes).unwrap();
+        let keys = case["keys"].as_array().unwrap();
+        let empty = || {
+            SparkBloomFilter::with_bits(
+                spark.version(),
+                spark.num_bits(),
+                spark.num_hashes(),
+                spark.seed(),
+            )
+            .unwrap()
+        };
+        let arrays: Vec<std::sync::Arc<dyn Array>> = match case["kind"].as_str().unwrap() {
+            "int" => {
+                let v: Vec<Option<i32>> = keys
+                    .iter()
+                    .map(|k| Some(k.as_i64().unwrap() as i32))
+                    .chain([None])
+                    .collect();
+                vec![
+                    std::sync::Arc::new(Int32Array::from(v.clone())),
+                    std::sync::Arc::new(Int64Array::from(
+                        v.iter().map(|x| x.map(i64::from)).collect::<Vec<_>>(),
+                    )),
+                ]
+            }
+            "long" => vec![std::sync::Arc::new(Int64Array::from(
+                keys.iter()
+                    .map(|k| Some(k.as_i64().unwrap()))
+                    .chain([None])
+                    .collect::<Vec<_>>(),
+            ))],
+            "string" => {
+                let v: Vec<Option<&str>> = keys.iter().map(|k| k.as_str()).chain([None]).collect();
+                let dict: DictionaryArray<Int16Type> = v.iter().copied().collect();
+                vec![
+                    std::sync::Arc::new(StringArray::from(v.clone())),
+                    std::sync::Arc::new(StringViewArray::from(v.clone())),
+                    std::sync::Arc::new(LargeStringArray::from(v.clone())),
+                    std::sync::Arc::new(dict),
+                ]
+            }
+            "binary" => {
+                let owned: Vec<Vec<u8>> = keys
+                    .iter()
+                    .map(|k| match key("binary", k) {
+                        Key::Bytes(b) => b,
+                        Key::Long(_) => unreachable!(),
+                    })
+                    .collect();
+                let v: Vec<Option<&[u8]>> = owned
+                    .iter()
+                    .map(|b| Some(b.as_slice()))
+                    .chain([None])
+                    .collect();
+                vec![std::sync::Arc::new(BinaryArray::from(v))]
+            }
+            _ => unreachable!(),
+        };
+        for array in arrays {
+            let mut f = empty();
+            let done = f.insert_array(array.as_ref()).unwrap();
+            assert_eq!((done.inserted, done.nulls), (keys.len(), 1), "{name}");
+            assert_eq!(f.to_spark_bytes(), bytes, "{name}: {}", array.data_type());
+            let found = f.par_contains_array(array.as_ref()).unwrap();
+            assert!(found.is_null(keys.len()));
+            assert_eq!(found.true_count(), keys.len(), "{name}: every key found");
+        }
+    }
+    let floats = arrow_array::Float64Array::from(vec![1.0]);
+    let mut f = SparkBloomFilter::with_bits(SparkVersion::V2, 640, 3, 0).unwrap();
+    assert!(matches!(
+        f.insert_array(&floats),
+        Err(Error::UnsupportedKeyType { .. })
+    ));
+    assert!(matches!(
+        f.contains_array(&floats),
+        Err(Error::UnsupportedKeyType { .. })
+    ));
+}

@@ -545,3 +545,78 @@ impl crate::parquet::SplitBlockFilter {
         }))
     }
 }
+
+impl crate::spark::SparkBloomFilter {
+    /// The keys of `array` in lesshash's table: Spark's encoding too (an
+    /// integral widened to a long is its 8 little-endian bytes, which
+    /// Spark's `hashLong` hashes as `hashUnsafeBytes` does; strings and
+    /// binary are their bytes).
+    fn spark_keys(array: &dyn Array) -> Result<ArrayKeys<'_>, Error> {
+        ArrayKeys::new(array, Encoding::Lesshash, Hashing::Parquet)
+    }
+
+    /// Inserts every key of `array` that is not null, as Spark's `put`
+    /// does (integers of every width and temporal types as a long, strings
+    /// as their UTF-8 bytes, binary as its bytes; the [module
+    /// docs](crate::arrow) list the types).
+    ///
+    /// # Errors
+    /// [`Error::UnsupportedKeyType`] for a type with no key encoding (the
+    /// filter is then unchanged).
+    pub fn insert_array(&mut self, array: &dyn Array) -> Result<ArrayInsert, Error> {
+        let keys = Self::spark_keys(array)?;
+        let valid = keys.valid_indices();
+        self.insert_batch_with(valid.len(), |j, f| keys.with_bytes(valid[j], f));
+        Ok(ArrayInsert {
+            inserted: valid.len(),
+            nulls: keys.null_count(),
+        })
+    }
+
+    /// Whether each key of `array` may be in the set (Spark's
+    /// `mightContain`), null for a null key.
+    ///
+    /// # Errors
+    /// As [`insert_array`](Self::insert_array).
+    pub fn contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
+        self.contains_array_with(array, false)
+    }
+
+    /// [`contains_array`](Self::contains_array) on rayon's thread pool.
+    ///
+    /// # Errors
+    /// As [`contains_array`](Self::contains_array).
+    #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+    pub fn par_contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
+        self.contains_array_with(array, true)
+    }
+
+    fn contains_array_with(&self, array: &dyn Array, par: bool) -> Result<BooleanArray, Error> {
+        const TASK: usize = crate::parts::TASK;
+        let keys = Self::spark_keys(array)?;
+        let n = keys.len();
+        let mut bitmap = vec![0u64; bitmap_words(n)];
+        let fill = |start: usize, out: &mut [u64]| {
+            let len = (out.len() * 64).min(n - start);
+            let mut found = vec![false; len];
+            self.test_batch_with(&mut found, |j, f| keys.with_bytes(start + j, f));
+            for (j, &b) in found.iter().enumerate() {
+                out[j / 64] |= u64::from(b) << (j % 64);
+            }
+            clear_nulls(out, keys.nulls(), start, len);
+        };
+        if parallel(n, par) {
+            #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+            {
+                use rayon::prelude::*;
+                bitmap
+                    .par_chunks_mut(TASK / 64)
+                    .enumerate()
+                    .for_each(|(t, out)| fill(t * TASK, out));
+            }
+        } else {
+            fill(0, &mut bitmap);
+        }
+        Ok(boolean_array(bitmap, n, keys.nulls().cloned()))
+    }
+}

@@ -431,6 +431,42 @@ impl SparkBloomFilter {
         Ok(())
     }
 
+    /// [`contains_bytes_batch`](Self::contains_bytes_batch) over keys
+    /// handed out by `key(i, f)` (calls `f` with key i's bytes): the Arrow
+    /// arrays' path.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn test_batch_with(
+        &self,
+        out: &mut [bool],
+        key: impl Fn(usize, &mut dyn FnMut(&[u8])),
+    ) {
+        let seed = self.seed;
+        self.test_batch(
+            |i| {
+                let mut h = (0, 0);
+                key(i, &mut |b| h = hashes_bytes(b, seed));
+                h
+            },
+            out,
+        );
+    }
+
+    /// [`insert_bytes_batch`](Self::insert_bytes_batch) over keys handed
+    /// out as [`test_batch_with`](Self::test_batch_with)'s.
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn insert_batch_with(
+        &mut self,
+        n: usize,
+        key: impl Fn(usize, &mut dyn FnMut(&[u8])),
+    ) {
+        let seed = self.seed;
+        self.insert_batch(n, |i| {
+            let mut h = (0, 0);
+            key(i, &mut |b| h = hashes_bytes(b, seed));
+            h
+        });
+    }
+
     /// Whether to prefetch (a filter beyond a core's L2) and pipeline (k
     /// small enough for a chunk's indexes to sit on the stack).
     fn pipelined(&self) -> bool {
