@@ -15,8 +15,10 @@ and on the ``lesshash`` command line, and files move between them.
 
 See docs/python.md in the repository for NumPy, PyArrow, pandas and Dask
 examples; ``lesshash.dask`` builds and applies filters across a cluster,
-``lesshash.duckdb`` makes one a SQL function, and ``lesshash.parquet`` reads
-the Bloom filters of Parquet files (``SplitBlockFilter``).
+``lesshash.duckdb`` makes one a SQL function, ``lesshash.polars`` a Polars
+expression, ``lesshash.parquet`` reads the Bloom filters of Parquet files
+(``SplitBlockFilter``), and ``lesshash.spark`` reads and writes Spark's
+(``SparkBloomFilter``).
 """
 
 from ._lesshash import (
@@ -24,6 +26,7 @@ from ._lesshash import (
     KERNEL,
     BloomFilter,
     CountMinSketch,
+    SparkBloomFilter,
     SplitBlockFilter,
     random_seed,
 )
@@ -31,6 +34,7 @@ from ._lesshash import (
 __all__ = [
     "BloomFilter",
     "CountMinSketch",
+    "SparkBloomFilter",
     "SplitBlockFilter",
     "DEFAULT_SEED",
     "KERNEL",

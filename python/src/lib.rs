@@ -7,6 +7,7 @@
 //! parallel paths and the file format are the crate's, so a key answers the
 //! same in Python as in Rust and on the command line.
 
+mod arrays;
 mod backing;
 mod batch;
 mod bloom;
@@ -17,6 +18,7 @@ mod keys;
 mod parquet;
 mod persist;
 mod shared;
+mod spark;
 
 use pyo3::prelude::*;
 
@@ -29,6 +31,7 @@ fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<count_min::CountMinSketch>()?;
     m.add_class::<frames::Payload>()?;
     m.add_class::<parquet::SplitBlockFilter>()?;
+    m.add_class::<spark::SparkBloomFilter>()?;
     m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
     m.add("KERNEL", lesshash::kernel_name())?;
     m.add_function(wrap_pyfunction!(random_seed, m)?)?;

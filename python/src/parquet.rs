@@ -5,15 +5,12 @@
 //! all with XXH64), so that it answers the filters pyarrow writes into
 //! Parquet files. `lesshash/parquet.py` finds them in a file.
 
-use std::sync::{Arc, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock};
 
-use arrow_array::{Array, ArrayRef, BooleanArray};
-use numpy::IntoPyArray;
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
-use pyo3_arrow::{PyArray, PyChunkedArray};
 
+use crate::arrays::{answers_to_py, chunks};
 use crate::batch::arrow_output;
 use crate::errors::to_py;
 
@@ -26,25 +23,6 @@ use crate::errors::to_py;
 #[pyclass(module = "lesshash", name = "SplitBlockFilter", frozen)]
 pub struct SplitBlockFilter {
     inner: RwLock<lesshash::parquet::SplitBlockFilter>,
-}
-
-/// The chunks of an Arrow array or chunked array (`__arrow_c_array__`,
-/// `__arrow_c_stream__`).
-fn chunks(keys: &Bound<'_, PyAny>) -> PyResult<Vec<ArrayRef>> {
-    let py = keys.py();
-    if keys.hasattr(pyo3::intern!(py, "__arrow_c_array__"))? {
-        Ok(vec![keys.extract::<PyArray>()?.into_inner().0])
-    } else if keys.hasattr(pyo3::intern!(py, "__arrow_c_stream__"))? {
-        Ok(keys.extract::<PyChunkedArray>()?.into_inner().0)
-    } else {
-        Err(PyTypeError::new_err(format!(
-            "keys must be an Arrow array (pyarrow, Polars, ...) of the column's type, got {}; \
-             lesshash.parquet converts other batches",
-            keys.get_type()
-                .name()
-                .map_or_else(|_| "?".into(), |n| n.to_string())
-        )))
-    }
 }
 
 impl SplitBlockFilter {
@@ -124,28 +102,7 @@ impl SplitBlockFilter {
                     .collect::<Result<Vec<_>, _>>()
             })
             .map_err(to_py)?;
-        if arrow {
-            // The chunks' answers end to end (one array, as for a Table's
-            // filter).
-            let n = answers.iter().map(Array::len).sum();
-            let mut values = arrow_buffer::BooleanBufferBuilder::new(n);
-            let mut nulls = arrow_buffer::NullBufferBuilder::new(n);
-            for a in &answers {
-                values.append_buffer(a.values());
-                match a.nulls() {
-                    Some(v) => nulls.append_buffer(v),
-                    None => nulls.append_n_non_nulls(a.len()),
-                }
-            }
-            let whole: ArrayRef = Arc::new(BooleanArray::new(values.finish(), nulls.finish()));
-            let whole = PyArray::from_array_ref(whole);
-            return Ok(whole.to_pyarrow(py)?.unbind().into_bound(py));
-        }
-        let out: Vec<bool> = answers
-            .iter()
-            .flat_map(|a: &BooleanArray| (0..a.len()).map(move |i| a.is_valid(i) && a.value(i)))
-            .collect();
-        Ok(out.into_pyarray(py).into_any())
+        answers_to_py(py, &answers, arrow)
     }
 
     /// The bitset's size in bytes (a multiple of 32: one block each).

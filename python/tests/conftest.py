@@ -5,7 +5,7 @@ With ``LESSHASH_CI=1`` (set by .ci/run's Python step) a skipped test is a
 failed test: a missing or broken optional dependency (``importorskip`` of
 pyarrow, pandas, distributed), a missing CLI, or any ``pytest.skip`` fails
 the run instead of passing as a skip, except for the skips listed in
-``CI_ALLOWED_SKIPS`` (none now). The run must also pass at least one test
+``CI_ALLOWED_SKIPS`` (one: Spark where Java is missing). The run must also pass at least one test
 of every entry of ``CI_MUST_RUN``: a deselected, renamed or emptied module
 fails it too. Outside CI skips stay skips (run ``pytest -rs`` to see them).
 """
@@ -24,7 +24,11 @@ REPO = pathlib.Path(__file__).resolve().parents[2]
 CI = os.environ.get("LESSHASH_CI") == "1"
 
 # Skips CI accepts: node id prefix -> why. Every other test runs in CI.
-CI_ALLOWED_SKIPS: dict[str, str] = {}
+CI_ALLOWED_SKIPS: dict[str, str] = {
+    # CI installs pyspark; the JVM it starts needs Java, which a CI machine
+    # may lack (the golden files check the same bytes without Spark).
+    "test_spark.py::test_spark_reads_the_filters_lesshash_writes": "needs Java",
+}
 
 # What CI must execute: node id prefixes (relative to python/tests) of
 # which at least one test must pass in a CI run.
@@ -54,6 +58,7 @@ CI_MUST_RUN = [
     "test_doc_snippets.py::test_snippet_runs",  # README and docs/python.md, Dask included
     "test_threads.py::",
     "test_polars_plugin.py::",  # the lesshash-polars plugin
+    "test_spark.py::test_spark_filters_answer_as_spark_and_rebuild_byte_for_byte",
 ]
 
 _passed: set[str] = set()
