@@ -9,6 +9,7 @@
 //! cargo bench --bench lesshash -- '^mapped/'     # memory-mapped filter files against loaded ones
 //! cargo bench --bench lesshash -- '^handles/'    # one-key calls through views, maps and pre-hashed handles
 //! cargo bench --bench lesshash -- '^arrow/'      # Arrow arrays against slices of the same keys
+//! cargo bench --bench lesshash -- '^spark/'      # Spark's filter against the blocked one
 //! LESSHASH_BENCH_LARGE=1 cargo bench -- throughput  # adds 256 MiB and 1 GiB
 //! cargo run --release -p lesshash-bench --example bench_report    # tables + plots under target/bench-report/
 //! ```
@@ -34,6 +35,7 @@ mod groups {
     pub mod mapped;
     pub mod par;
     pub mod peers;
+    pub mod spark;
     pub mod throughput;
 }
 
@@ -69,6 +71,7 @@ fn main() {
     groups::mapped::register(&mut c);
     groups::handles::register(&mut c);
     groups::arrow::register(&mut c);
+    groups::spark::register(&mut c);
 
     c.final_summary();
     run_event("end");
