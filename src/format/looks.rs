@@ -43,11 +43,30 @@ pub fn known_binary(head: &[u8]) -> Option<&'static str> {
         .then_some("a binary file of an unknown format (it has NUL bytes)")
 }
 
+/// A Spark Bloom filter's header (`lesshash::spark`): version 1 or 2, a
+/// plausible k and a positive word count, big-endian.
+fn spark_filter(head: &[u8]) -> Option<String> {
+    let int = |at: usize| Some(i32::from_be_bytes(head.get(at..at + 4)?.try_into().ok()?));
+    let version = int(0)?;
+    let words_at = match version {
+        1 => 8,
+        2 => 12,
+        _ => return None,
+    };
+    let (k, words) = (int(4)?, int(words_at)?);
+    ((1..=1024).contains(&k) && words > 0).then(|| {
+        format!("a Spark Bloom filter (version {version}, k = {k}, {words} words; lesshash.spark and lesshash::spark read it)")
+    })
+}
+
 /// What `head` looks like, for a message: a known binary format, "an empty
 /// file", or text with its first line quoted (up to 40 characters).
 pub fn looks_like(head: &[u8]) -> String {
     if head.is_empty() {
         return "an empty file".into();
+    }
+    if let Some(spark) = spark_filter(head) {
+        return spark;
     }
     if let Some(name) = known_binary(head) {
         return name.into();
@@ -94,6 +113,14 @@ mod tests {
         );
         let long = looks_like(&[b'x'; 100]);
         assert!(long.ends_with("...)") && long.len() < 70, "{long}");
+        assert_eq!(
+            looks_like(b"\0\0\0\x02\0\0\0\x07\0\0\x30\x39\0\0\0\x18"),
+            "a Spark Bloom filter (version 2, k = 7, 24 words; lesshash.spark and lesshash::spark read it)"
+        );
+        assert!(
+            looks_like(b"\0\0\0\x01\0\0\0\x05\0\0\0\x03").contains("Spark Bloom filter (version 1")
+        );
+        assert!(looks_like(b"\0\0\0\x02\0\0\0\x00\0\0\0\0\0\0\0\x18").contains("NUL"));
         // Short inputs that start like a magic are text.
         assert_eq!(known_binary(b"PA"), None);
     }
