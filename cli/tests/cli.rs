@@ -2240,3 +2240,48 @@ fn a_bad_int_key_names_the_file_and_line() {
     }
     assert!(!dir.path("b.lhbf").exists());
 }
+
+/// A Spark Bloom filter file (tests/data/spark, written by a real Spark):
+/// `info` shows its parameters, `query` answers as Spark answered, and a
+/// damaged one is refused naming the field.
+#[test]
+fn spark_filters_are_shown_and_queried() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/spark");
+    let long = data.join("v2_seed12345_long.bin");
+    let long = long.to_str().unwrap();
+    let o = lesshash(&["info", long]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = stdout(&o);
+    for row in [
+        "Spark Bloom filter",
+        "version          2",
+        "hashes (k)       7",
+        "bits (m)         1536",
+        "seed             12345",
+    ] {
+        assert!(info.contains(row), "{row:?} in\n{info}");
+    }
+    // The case's first key, and a probe Spark answered "no" for
+    // (tests/data/spark/cases.json).
+    let (member, absent) = ("5168841506422920424", "-663149051574916841");
+    let o = lesshash(&["query", "--keys", "int", long, member, absent]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stdout(&o), format!("{member}\tyes\n{absent}\tno\n"));
+    let text = data.join("stat_string.bin");
+    let o = lesshash(&["query", text.to_str().unwrap(), "c"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.bin");
+    let bytes = std::fs::read(long).unwrap();
+    std::fs::write(&bad, &bytes[..bytes.len() - 3]).unwrap();
+    let o = lesshash(&["info", bad.to_str().unwrap()]);
+    assert_error(
+        &o,
+        &[
+            "cannot load Spark filter",
+            "bad.bin",
+            "truncated in `words`",
+        ],
+    );
+}

@@ -14,6 +14,10 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
+    if let Some(spark) = crate::spark::open_if_spark(&args.filter.filter)? {
+        crate::spark::info(&args.filter.filter, &spark)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let opened = args.filter.open()?;
     // The fill statistics read every page: read ahead.
     opened.will_need();

@@ -43,6 +43,7 @@ mod query;
 #[cfg(unix)]
 mod sigbus;
 mod sniff;
+mod spark;
 mod spool;
 mod writeback;
 

@@ -33,6 +33,12 @@ pub(crate) struct Args {
 }
 
 pub(crate) fn run(args: Args) -> Result<ExitCode> {
+    if let Some(spark) = crate::spark::open_if_spark(&args.filter.filter)? {
+        // Spark's filters record no key kind: --keys says what the keys are.
+        return answer(&args, |key| {
+            crate::spark::contains(&spark, key, args.kind).ok_or_else(|| not_int(key))
+        });
+    }
     let opened = args.filter.open()?;
     // A few keys: read only the pages their probes need.
     opened.advise_random();
@@ -49,22 +55,29 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
             },
         )?;
     }
+    answer(&args, |bytes| {
+        Ok(match args.kind {
+            Keys::Text => filter.contains(bytes),
+            Keys::Int => filter.contains(&int_key(bytes).ok_or_else(|| not_int(bytes))?),
+        })
+    })
+}
+
+fn not_int(key: &[u8]) -> anyhow::Error {
+    anyhow::anyhow!(
+        "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
+        String::from_utf8_lossy(key)
+    )
+}
+
+/// Prints each key with `yes` or `no`; exit 0 if every key may be present,
+/// 1 otherwise.
+fn answer(args: &Args, mut present: impl FnMut(&[u8]) -> Result<bool>) -> Result<ExitCode> {
     let mut out = std::io::stdout().lock();
     let mut all = true;
     for key in &args.keys {
         let bytes = key.as_encoded_bytes();
-        let present = match args.kind {
-            Keys::Text => filter.contains(bytes),
-            Keys::Int => {
-                let Some(int) = int_key(bytes) else {
-                    anyhow::bail!(
-                        "key {:?} is not an integer from -2^63 to 2^64 - 1 (--keys int)",
-                        key.to_string_lossy()
-                    );
-                };
-                filter.contains(&int)
-            }
-        };
+        let present = present(bytes)?;
         all &= present;
         out.write_all(bytes).context("cannot write to stdout")?;
         out.write_all(if present { b"\tyes\n" } else { b"\tno\n" })

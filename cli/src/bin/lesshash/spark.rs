@@ -1,0 +1,88 @@
+//! Spark's Bloom filter files (`lesshash::spark`) where the command line
+//! takes a filter: `info` shows one, `query` asks it. Told apart from a
+//! lesshash file by their first four bytes (Spark's big-endian version, 1
+//! or 2; a lesshash file starts with 0x89).
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use lesshash::spark::{SparkBloomFilter, SparkVersion};
+
+use crate::input::{Keys, int_key};
+
+/// The Spark filter at `path` if the file starts like one (a regular file;
+/// read whole, as Spark reads one); `None` for anything else (a lesshash
+/// file, stdin), which the caller opens as before.
+pub(crate) fn open_if_spark(path: &Path) -> Result<Option<SparkBloomFilter>> {
+    if path.as_os_str() == "-" || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Ok(None);
+    }
+    let mut head = [0u8; 4];
+    let context = || format!("cannot load filter {}", path.display());
+    let mut file = File::open(path).with_context(context)?;
+    let n = file.read(&mut head).with_context(context)?;
+    if n < 4 || !matches!(head, [0, 0, 0, 1 | 2]) {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path).with_context(context)?;
+    let filter = SparkBloomFilter::from_spark_bytes(&bytes)
+        .with_context(|| format!("cannot load Spark filter {}", path.display()))?;
+    Ok(Some(filter))
+}
+
+/// `info`'s rows for a Spark filter.
+pub(crate) fn info(path: &Path, f: &SparkBloomFilter) -> Result<()> {
+    let ones = f.count_ones();
+    let fill = ones as f64 / f.num_bits() as f64;
+    let version = match f.version() {
+        SparkVersion::V1 => "1 (32-bit index arithmetic: no index reaches 2^31)",
+        SparkVersion::V2 => "2 (64-bit index arithmetic, seeded)",
+    };
+    let mut rows = vec![
+        ("file", path.display().to_string()),
+        (
+            "format",
+            "Spark Bloom filter (org.apache.spark.util.sketch)".to_string(),
+        ),
+        ("version", version.to_string()),
+        ("hashes (k)", f.num_hashes().to_string()),
+        ("bits (m)", f.num_bits().to_string()),
+        ("bytes", format!("{}", f.num_bits() / 8)),
+        ("seed", f.seed().to_string()),
+        ("fill ratio", format!("{fill:.4}")),
+        (
+            "expected FPR",
+            format!(
+                "{:.4}% (now, from the fill: Spark's expectedFpp)",
+                100.0 * f.fill_fpr()
+            ),
+        ),
+    ];
+    if f.version() == SparkVersion::V1 && f.num_bits() > 1 << 31 {
+        rows.push((
+            "note",
+            format!(
+                "only the first 2^31 of the {} bits can be set (version 1's arithmetic)",
+                f.num_bits()
+            ),
+        ));
+    }
+    let mut out = std::io::stdout().lock();
+    for (k, v) in rows {
+        writeln!(out, "{k:<16} {v}").context("cannot write to stdout")?;
+    }
+    out.flush().context("cannot write to stdout")?;
+    Ok(())
+}
+
+/// Whether a Spark filter may hold `key` (the argument's bytes): with
+/// `--keys int` a long (Spark's `mightContainLong`), with `--keys text`
+/// the bytes (Spark's `mightContainString` of the same text).
+pub(crate) fn contains(f: &SparkBloomFilter, key: &[u8], kind: Keys) -> Option<bool> {
+    Some(match kind {
+        Keys::Text => f.contains_bytes(key),
+        Keys::Int => f.contains_long(i64::from_le_bytes(int_key(key)?)),
+    })
+}
