@@ -565,3 +565,48 @@ fn arrow_arrays_are_sparks_keys() {
         Err(Error::UnsupportedKeyType { .. })
     ));
 }
+
+/// `expected_fpr(n)` against the measured rate of keys never inserted,
+/// both versions, small and larger filters (seeded; the tolerance is five
+/// binomial standard deviations plus 3% of the rate for the formula's
+/// independence approximation of double hashing).
+#[test]
+fn expected_fpr_is_the_measured_rate() {
+    let mix = |mut x: u64| {
+        x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        x ^ (x >> 31)
+    };
+    for version in [SparkVersion::V1, SparkVersion::V2] {
+        for (bits, k, n) in [
+            (1u64 << 12, 3, 400u64),
+            (1 << 16, 5, 5_000),
+            (1 << 20, 7, 100_000),
+        ] {
+            let mut f = SparkBloomFilter::with_bits(version, bits, k, 0).unwrap();
+            let keys: Vec<i64> = (0..n).map(|i| mix(i << 1) as i64).collect();
+            f.insert_longs(&keys);
+            let probes: Vec<i64> = (0..1_000_000u64)
+                .map(|i| mix((i << 1) | 1) as i64)
+                .collect();
+            let mut out = vec![false; probes.len()];
+            f.contains_longs(&probes, &mut out).unwrap();
+            let hits = out.iter().filter(|&&b| b).count() as f64;
+            let p = f.expected_fpr(n);
+            let expected = p * probes.len() as f64;
+            let tolerance = 5.0 * (expected * (1.0 - p)).sqrt() + 0.03 * expected;
+            assert!(
+                (hits - expected).abs() <= tolerance,
+                "{version:?} m {bits} k {k} n {n}: {hits} false positives, expected {expected:.0} +- {tolerance:.0}"
+            );
+        }
+    }
+    // Version 1 above 2^31 bits: the formula uses 2^31.
+    let big = SparkBloomFilter::with_bits(SparkVersion::V1, 1 << 32, 7, 0);
+    if let Ok(v1) = big {
+        let v2 = SparkBloomFilter::with_bits(SparkVersion::V2, 1 << 32, 7, 0).unwrap();
+        assert_eq!(v1.reachable_bits(), 1 << 31);
+        assert!(v1.expected_fpr(300_000_000) > 5.0 * v2.expected_fpr(300_000_000));
+    }
+}

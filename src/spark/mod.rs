@@ -299,11 +299,31 @@ impl SparkBloomFilter {
     /// a key not inserted sees (for version 1 above 2^31 bits, the fill of
     /// the bits its indexes can reach: the rest stay zero).
     pub fn fill_fpr(&self) -> f64 {
-        let reachable = match self.version {
+        (self.count_ones() as f64 / self.reachable_bits() as f64).powi(self.num_hashes as i32)
+    }
+
+    /// The bits a key's indexes can reach: all of them for version 2; for
+    /// version 1 at most 2^31 (its indexes are non-negative 32-bit ints).
+    pub fn reachable_bits(&self) -> u64 {
+        match self.version {
             SparkVersion::V1 => self.num_bits().min(1 << 31),
             SparkVersion::V2 => self.num_bits(),
-        };
-        (self.count_ones() as f64 / reachable as f64).powi(self.num_hashes as i32)
+        }
+    }
+
+    /// The false-positive rate after `n` distinct keys: `(1 − (1 −
+    /// 1/m')^{kn})^k` with `m'` the [reachable bits](Self::reachable_bits),
+    /// the rate of k indexes drawn uniformly and independently over them.
+    /// Spark's indexes are double hashing's (`h1 + i·h2`), which the
+    /// two-hash analysis shows loses nothing against independent indexes
+    /// as m grows; for version 1 above 2^31 bits, `m'` is what makes the
+    /// rate worse than the size promises (2^31, not m).
+    pub fn expected_fpr(&self, n: u64) -> f64 {
+        let m = self.reachable_bits() as f64;
+        let k = f64::from(self.num_hashes);
+        // (1 - 1/m)^(kn) as exp(kn · ln(1 - 1/m)), accurate for large m.
+        let zero = (k * n as f64 * (-1.0 / m).ln_1p()).exp();
+        (1.0 - zero).powf(k)
     }
 
     /// The k bit indexes of a key whose two hashes are `h1`, `h2`, in
@@ -669,15 +689,13 @@ fn invalid(name: &'static str, reason: &str) -> Error {
     Error::invalid(name, reason)
 }
 
-/// `n` zero words, or [`Error::Allocation`] if memory cannot hold them.
+/// `n` zero words (zeroed by the allocator: pages are touched only when
+/// written), or [`Error::Allocation`] if memory cannot hold them.
 fn zeroed_words(n: usize) -> Result<Vec<u64>, Error> {
-    let mut words = Vec::new();
-    words.try_reserve_exact(n).map_err(|_| Error::Allocation {
+    bytemuck::allocation::try_zeroed_vec(n).map_err(|()| Error::Allocation {
         name: "bits",
         bytes: n as u128 * 8,
-    })?;
-    words.resize(n, 0);
-    Ok(words)
+    })
 }
 
 fn out_of_range(field: &'static str, reason: String) -> Error {
