@@ -256,10 +256,25 @@ impl SparkBloomFilter {
         self.read().seed()
     }
 
-    /// Spark's ``expectedFpp``: the fill to the power k.
+    /// Spark's ``expectedFpp``: the fill to the power k (of the bits its
+    /// indexes reach: for version 1, at most 2**31).
     #[getter]
     fn fill_fpr(&self) -> f64 {
         self.read().fill_fpr()
+    }
+
+    /// The false-positive rate after `n` distinct keys, over the bits the
+    /// indexes reach (a version 1 filter above 2**31 bits is as accurate
+    /// as one of 2**31).
+    fn expected_fpr(&self, n: u64) -> f64 {
+        self.read().expected_fpr(n)
+    }
+
+    /// The bits a key's indexes can reach: all for version 2, at most
+    /// 2**31 for version 1.
+    #[getter]
+    fn reachable_bits(&self) -> u64 {
+        self.read().reachable_bits()
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

@@ -56,6 +56,10 @@ def test_spark_filters_answer_as_spark_and_rebuild_byte_for_byte(case):
 def test_nulls_set_algebra_and_errors():
     f = SparkBloomFilter(100, 0.03)
     assert (f.version, f.seed) == (2, 0)
+    assert 0.02 < f.expected_fpr(100) < 0.04
+    v1 = SparkBloomFilter.from_bits(2**32, 7, version=1)
+    assert v1.reachable_bits == 2**31
+    assert v1.expected_fpr(448_089_842) > 10 * SparkBloomFilter.from_bits(2**32, 7).expected_fpr(448_089_842)
     assert f.add_many(pa.array([1, None, 3])) == 2
     assert f.contains_many(pa.array([1, None, 2])).tolist() == [True, False, False]
     assert f.contains_many(pa.array([1, None, 2]), output="arrow").to_pylist() == [True, None, False]
