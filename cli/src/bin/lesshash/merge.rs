@@ -40,6 +40,9 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
         .map(|p| (FileId::of_path(p), p.display().to_string()))
         .collect();
     let output = Output::create(&args.output, &inputs, true)?;
+    if let Some(first) = crate::spark::open_if_spark(&args.inputs[0])? {
+        return merge_spark(&args, first, output, start, quiet);
+    }
     let load = |p: &PathBuf| {
         BloomFilter::read_file(p).with_context(|| format!("cannot load filter {}", p.display()))
     };
@@ -70,6 +73,48 @@ pub(crate) fn run(args: Args, quiet: bool) -> Result<ExitCode> {
             out_name,
             merged.estimated_len(),
             100.0 * merged.expected_fpr()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The union of Spark Bloom filter files (the first input is one: so must
+/// the others be), written in Spark's format.
+fn merge_spark(
+    args: &Args,
+    mut merged: lesshash::spark::SparkBloomFilter,
+    output: Output,
+    start: Instant,
+    quiet: bool,
+) -> Result<ExitCode> {
+    let first = &args.inputs[0];
+    for path in &args.inputs[1..] {
+        let other = crate::spark::open_if_spark(path)?.with_context(|| {
+            format!(
+                "cannot merge {} into {}: the first is a Spark Bloom filter and this is not",
+                path.display(),
+                first.display()
+            )
+        })?;
+        merged.union(&other).with_context(|| {
+            format!(
+                "cannot merge {} into {}: Spark filters merge only with equal version, bits, \
+                 hashes and seed (`lesshash info` shows each file's)",
+                path.display(),
+                first.display()
+            )
+        })?;
+    }
+    let out_name = output.name().to_string();
+    let what = format!("cannot write {out_name}");
+    output.write_with(|w| w.write_all(&merged.to_spark_bytes()).context(what))?;
+    if !quiet {
+        eprintln!(
+            "lesshash: merged {} Spark filters in {:.2} s -> {} (expected FPR now {:.4}%, Spark's expectedFpp)",
+            args.inputs.len(),
+            start.elapsed().as_secs_f64(),
+            out_name,
+            100.0 * merged.fill_fpr()
         );
     }
     Ok(ExitCode::SUCCESS)
