@@ -105,8 +105,10 @@ def build_expr(
         raise ValueError(f"expected_items must be a non-negative int, got {expected_items!r}")
     if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**64):
         raise ValueError(f"seed must be an int from 0 to 2**64 - 1, got {seed!r}")
-    # Checked here, so that a bad argument fails where it was written.
-    BloomFilter(expected_items, fpr, layout=layout, scheme=scheme, seed=seed)
+    # `fpr`, `layout`, `scheme` and `seed` checked here, so that a bad one
+    # fails where it was written: by a filter for one key, not a filter of
+    # `expected_items` (which the plugin allocates where the keys are).
+    BloomFilter(1, fpr, layout=layout, scheme=scheme, seed=seed)
     return register_plugin_function(
         plugin_path=_LIBRARY,
         function_name="build",
