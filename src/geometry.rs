@@ -48,9 +48,10 @@ macro_rules! parameter_getters {
 pub(crate) use parameter_getters;
 
 use crate::bits::{Words, WordsMut};
-use crate::hash::{Key, hash128};
+use crate::hash::short::hash_one;
+use crate::hash::{Key, Secrets};
 use crate::layout::Layout;
-use crate::layout::blocked::{BLOCK_BITS, Blocks, Segments};
+use crate::layout::blocked::{BLOCK_BITS, Blocks, KeyProbe, Segments};
 use crate::layout::flat::Flat;
 use crate::scheme::Scheme;
 use crate::tuning::Tuning;
@@ -80,6 +81,12 @@ pub(crate) struct Geometry {
     pub(crate) range: u64,
     pub(crate) addressing: Addressing,
     pub(crate) tuning: Tuning,
+    /// The seed's share of the hash, derived once (not per key).
+    pub(crate) secrets: Secrets,
+    /// The one-key calls' route where there is one (blocked layouts,
+    /// two-hash schemes, a vector kernel), resolved from the fields above
+    /// whenever they change.
+    key_probe: KeyProbe,
 }
 
 /// Two geometries are equal when the parameters that define a filter are:
@@ -140,7 +147,10 @@ impl Geometry {
             range,
             addressing,
             tuning,
+            secrets: Secrets::new(seed),
+            key_probe: KeyProbe::layout(Secrets::new(seed)),
         }
+        .with_key_probe()
     }
 
     /// This geometry run with `tuning` (an available kernel).
@@ -149,6 +159,16 @@ impl Geometry {
             *b = b.with_kernel(tuning.kernel);
         }
         self.tuning = tuning;
+        self.with_key_probe()
+    }
+
+    /// This geometry with its one-key route resolved from its addressing
+    /// and scheme.
+    fn with_key_probe(mut self) -> Self {
+        self.key_probe = match &self.addressing {
+            Addressing::Blocks(b) if self.scheme.is_two_hash() => b.key_probe(self.secrets),
+            _ => KeyProbe::layout(self.secrets),
+        };
         self
     }
 
@@ -162,9 +182,14 @@ impl Geometry {
     /// and restore six registers.)
     #[inline(always)]
     pub(crate) fn contains<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
+        if let Some(plain) = words.as_plain()
+            && let Some(found) = self.key_probe.contains(plain, key)
+        {
+            return found;
+        }
         match &self.addressing {
             Addressing::Blocks(p) if self.scheme.is_two_hash() => {
-                key.with_bytes(|bytes| p.test(words, hash128(bytes, self.seed)))
+                key.with_bytes(|bytes| p.test(words, hash_one(bytes, &self.secrets)))
             }
             _ => self.contains_other(words, key),
         }
@@ -176,7 +201,7 @@ impl Geometry {
     fn contains_other<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
         key.with_bytes(|bytes| {
             if self.scheme.is_two_hash() {
-                return self.contains_hash(words, hash128(bytes, self.seed));
+                return self.contains_hash(words, hash_one(bytes, &self.secrets));
             }
             match &self.addressing {
                 Addressing::Flat(p) => p.test_independent(words, bytes, self.seed),
@@ -189,9 +214,14 @@ impl Geometry {
     /// [`contains`](Self::contains) is).
     #[inline(always)]
     pub(crate) fn insert<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
+        if let Some(plain) = words.plain()
+            && self.key_probe.insert(plain, key)
+        {
+            return;
+        }
         match &self.addressing {
             Addressing::Blocks(p) if self.scheme.is_two_hash() => {
-                key.with_bytes(|bytes| p.set(words, hash128(bytes, self.seed)))
+                key.with_bytes(|bytes| p.set(words, hash_one(bytes, &self.secrets)))
             }
             _ => self.insert_other(words, key),
         }
@@ -203,7 +233,7 @@ impl Geometry {
     fn insert_other<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
         key.with_bytes(|bytes| {
             if self.scheme.is_two_hash() {
-                return self.insert_hash(words, hash128(bytes, self.seed));
+                return self.insert_hash(words, hash_one(bytes, &self.secrets));
             }
             match &self.addressing {
                 Addressing::Flat(p) => p.set_independent(words, bytes, self.seed),

@@ -120,6 +120,70 @@ fn blocked_filters_are_identical_under_every_kernel() {
     }
 }
 
+/// The one-key calls (`insert`, `contains`, a view's `contains`), which
+/// on a vector kernel hash the key inside the vector probe's function,
+/// against the scalar kernel's (the layout's probe, hashed in the caller)
+/// under every kernel, bit for bit: keys of every hashed length class
+/// (integers of 1 to 16 bytes, strings of 0 to 40 bytes: empty, 1-3,
+/// 4-8, 9-16 and longer), seeds other than the default, every k from 1
+/// to 17 and a few above 8 in both blocked layouts.
+#[test]
+fn one_key_calls_are_identical_under_every_kernel() {
+    use lesshash::{BloomFilter, Layout};
+    let words: Vec<String> = (0..41)
+        .map(|len| {
+            (0..len)
+                .map(|i| char::from(b'a' + (i * 7 + len) as u8 % 26))
+                .collect()
+        })
+        .collect();
+    let ints: Vec<u64> = hashes(9, 60).iter().map(|&h| h as u64).collect();
+    for layout in [Layout::Blocked, Layout::SplitBlock] {
+        for seed in [0, 0x9e37_79b9_7f4a_7c15, u64::MAX] {
+            for k in (1..=17u32).chain([24, 33, 64]) {
+                let build = |kern: Kernel| {
+                    let mut f = BloomFilter::builder()
+                        .layout(layout)
+                        .bits(7 * 512)
+                        .hashes(k)
+                        .seed(seed)
+                        .kernel(kern)
+                        .build()
+                        .unwrap();
+                    for (i, w) in words.iter().enumerate().step_by(2) {
+                        f.insert(w.as_str());
+                        f.insert(&ints[i]);
+                        f.insert(&(ints[i] as u32));
+                        f.insert(&(ints[i] as i16));
+                        f.insert(&u128::from(ints[i]));
+                    }
+                    f
+                };
+                let oracle = build(Kernel::Scalar);
+                for kern in kernels() {
+                    let f = build(kern);
+                    let what = format!("{kern:?} {layout:?} k={k} seed={seed:#x}");
+                    assert_eq!(f.to_bytes(), oracle.to_bytes(), "{what}: bits");
+                    let view = f.view();
+                    for (i, w) in words.iter().enumerate() {
+                        let expect = oracle.contains(w.as_str());
+                        assert_eq!(expect, i % 2 == 0 || expect, "{what}: oracle");
+                        assert_eq!(f.contains(w.as_str()), expect, "{what}: {w:?}");
+                        assert_eq!(view.contains(w.as_str()), expect, "{what}: view {w:?}");
+                        let x = ints[i];
+                        assert_eq!(f.contains(&x), oracle.contains(&x), "{what}: {x}");
+                        assert_eq!(view.contains(&x), oracle.contains(&x), "{what}: view {x}");
+                        let x = x as u32;
+                        assert_eq!(f.contains(&x), oracle.contains(&x), "{what}: {x}u32");
+                        let x = u128::from(ints[i]);
+                        assert_eq!(f.contains(&x), oracle.contains(&x), "{what}: {x}u128");
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn flat_kernels_match_on_edges() {
     let hs = hashes(3, 131);

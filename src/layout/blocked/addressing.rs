@@ -99,6 +99,9 @@ pub(crate) struct InBlockConstants {
     /// For the vector probes, which go 8 probes at a time: lane j of the
     /// last group of 8 is a probe (all ones) or past k (zero).
     pub(crate) last_lanes: [i32; 8],
+    /// `last_lanes` with bit 0 only: the lanes the k <= 8 vector test
+    /// reads its answer from, as one memory operand.
+    pub(crate) last_bits: [i32; 8],
 }
 
 impl InBlockConstants {
@@ -122,6 +125,15 @@ impl InBlockConstants {
                 let mut j = 0;
                 while j < 8 {
                     lanes[j] = if (j as u32) < (k - 1) % 8 + 1 { -1 } else { 0 };
+                    j += 1;
+                }
+                lanes
+            },
+            last_bits: {
+                let mut lanes = [0; 8];
+                let mut j = 0;
+                while j < 8 {
+                    lanes[j] = if (j as u32) < (k - 1) % 8 + 1 { 1 } else { 0 };
                     j += 1;
                 }
                 lanes

@@ -33,7 +33,7 @@
 
 pub(crate) mod addressing;
 
-pub(crate) use crate::simd::block::VectorBackend;
+pub(crate) use crate::simd::block::{KeyProbe, VectorBackend};
 
 pub(crate) use addressing::{
     BLOCK_BITS, InBlockConstants, Segments, block_index, lane_hash, lane_input, position,
@@ -42,7 +42,7 @@ pub(crate) use addressing::{
 
 use crate::Error;
 use crate::bits::{Line, Words, WordsMut};
-use crate::hash::{independent_hash, split};
+use crate::hash::{Secrets, independent_hash, split};
 use crate::layout::Layout;
 use crate::limits::MAX_HASHES;
 use crate::rates::{blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr};
@@ -80,6 +80,12 @@ impl Blocks {
             vector: VectorBackend::for_kernel(kernel),
             ..self
         }
+    }
+
+    /// The one-key route of this filter's kernel, hashing under `secrets`
+    /// (the same bits as [`test`](Self::test) and [`set`](Self::set)).
+    pub(crate) fn key_probe(&self, secrets: Secrets) -> KeyProbe {
+        KeyProbe::blocked(&self.vector, self.blocks, self.consts, secrets)
     }
 
     /// The block of a key whose low hash half is `h1`.

@@ -136,8 +136,7 @@ fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockCons
     let w = group_words(p, lo_words, hi_words);
     let bit0 = _mm256_srlv_epi32(w, _mm256_and_si256(p, _mm256_set1_epi32(31)));
     // The probes' lanes, bit 0 only: CF = ((!bit0) & probes) == 0.
-    let probes = _mm256_and_si256(bytemuck::cast(consts.last_lanes), _mm256_set1_epi32(1));
-    _mm256_testc_si256(bit0, probes) == 1
+    _mm256_testc_si256(bit0, bytemuck::cast(consts.last_bits)) == 1
 }
 
 /// Whether every probe bit of a key (its h2) is set in `line`: groups of

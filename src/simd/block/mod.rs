@@ -74,6 +74,40 @@ macro_rules! intrinsics_probe {
                 }
             }
 
+            /// Whether `key` is possibly in a blocked-layout filter (its
+            /// blocks `lines`, plain words): the one-key query from the
+            /// key to the answer in one vector function, the key's hash
+            /// (specialised to its type) included. `SPLIT` as everywhere;
+            /// `SMALL`: k <= 8 (the probe with no loop).
+            #[inline]
+            pub(crate) fn contains_key<K, const SPLIT: bool, const SMALL: bool>(
+                self,
+                lines: &[[u64; 8]],
+                key: &K,
+                probe: &$crate::simd::block::KeyProbe,
+            ) -> bool
+            where
+                K: $crate::Key + ?Sized,
+            {
+                // SAFETY: as in `block_test`.
+                unsafe { contains_key::<K, SPLIT, SMALL>(lines, key, probe) }
+            }
+
+            /// Sets the bits of `key` in a blocked-layout filter (its
+            /// blocks `lines`, plain words): [`contains_key`]'s insert.
+            #[inline]
+            pub(crate) fn insert_key<K, const SPLIT: bool>(
+                self,
+                lines: &mut [[u64; 8]],
+                key: &K,
+                probe: &$crate::simd::block::KeyProbe,
+            ) where
+                K: $crate::Key + ?Sized,
+            {
+                // SAFETY: as in `block_test`.
+                unsafe { insert_key::<K, SPLIT>(lines, key, probe) }
+            }
+
             /// Sets the bits of the key with this hash (the fused insert).
             #[inline]
             pub(crate) fn block_insert(
@@ -233,6 +267,55 @@ macro_rules! intrinsics_probe {
             let (h1, h2) = $crate::hash::split(hash);
             let b = $crate::layout::blocked::addressing::block_index(h1, blocks) as usize;
             block_test::<SPLIT>(&words.as_chunks::<8>().0[b], h2, consts)
+        }
+
+        #[target_feature(enable = $features)]
+        fn contains_key<K, const SPLIT: bool, const SMALL: bool>(
+            lines: &[[u64; 8]],
+            key: &K,
+            probe: &$crate::simd::block::KeyProbe,
+        ) -> bool
+        where
+            K: $crate::Key + ?Sized,
+        {
+            let consts = &probe.consts;
+            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &probe.secrets));
+            let (h1, h2) = $crate::hash::split(hash);
+            let b = $crate::layout::blocked::addressing::block_index(h1, probe.blocks) as usize;
+            let line = &lines[b];
+            if SMALL {
+                block_test8::<SPLIT>(line, h2, consts)
+            } else {
+                block_test::<SPLIT>(line, h2, consts)
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        fn insert_key<K, const SPLIT: bool>(
+            lines: &mut [[u64; 8]],
+            key: &K,
+            probe: &$crate::simd::block::KeyProbe,
+        ) where
+            K: $crate::Key + ?Sized,
+        {
+            let consts = &probe.consts;
+            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &probe.secrets));
+            let (h1, h2) = $crate::hash::split(hash);
+            let b = $crate::layout::blocked::addressing::block_index(h1, probe.blocks) as usize;
+            let line = &mut lines[b];
+            // k <= 8 unrolled for the filter's k (one jump on k), as the
+            // chunk insert does.
+            match consts.k {
+                1 => or_mask8::<SPLIT, 1>(line, h2, consts),
+                2 => or_mask8::<SPLIT, 2>(line, h2, consts),
+                3 => or_mask8::<SPLIT, 3>(line, h2, consts),
+                4 => or_mask8::<SPLIT, 4>(line, h2, consts),
+                5 => or_mask8::<SPLIT, 5>(line, h2, consts),
+                6 => or_mask8::<SPLIT, 6>(line, h2, consts),
+                7 => or_mask8::<SPLIT, 7>(line, h2, consts),
+                8 => or_mask8::<SPLIT, 8>(line, h2, consts),
+                _ => or_mask::<SPLIT>(line, h2, consts),
+            }
         }
 
         #[target_feature(enable = $features)]
@@ -446,5 +529,184 @@ impl VectorBackend {
             wide::block_test_chunk(words, blocks, hashes, &consts, out);
         }
         self.wide
+    }
+}
+
+/// The one-key query and insert of a filter on plain words, resolved once
+/// when the filter is built, loaded or given a kernel: for a blocked layout
+/// with a two-hash scheme and a vector kernel, which backend, whether the
+/// layout is split-block and whether k <= 8, as one tag, so that a one-key
+/// call tests one byte and makes one call (the key's hash, the block and
+/// the probe in that call) instead of testing the layout, the scheme, the
+/// kernel, the layout's segments and k on every call. Any other filter
+/// ([`Route::Layout`]) answers by the layout's own probe
+/// (`Geometry::contains`); the answers are the same either way (tested
+/// against it).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct KeyProbe {
+    route: Route,
+    blocks: u64,
+    consts: InBlockConstants,
+    /// The filter's seed's share of the hash (a copy: the vector function
+    /// takes this one reference for everything it reads).
+    secrets: crate::hash::Secrets,
+}
+
+/// A backend and its const parameters (`SPLIT`, `SMALL`: k <= 8), or none.
+#[derive(Debug, Clone, Copy)]
+enum Route {
+    #[cfg(target_arch = "x86_64")]
+    Avx2Blocked8(avx2::Avx2Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx2Split8(avx2::Avx2Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx2Blocked(avx2::Avx2Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx2Split(avx2::Avx2Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx512Blocked8(avx512::Avx512Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx512Split8(avx512::Avx512Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx512Blocked(avx512::Avx512Probe),
+    #[cfg(target_arch = "x86_64")]
+    Avx512Split(avx512::Avx512Probe),
+    /// No route of its own: the layout's probe answers.
+    Layout,
+}
+
+impl KeyProbe {
+    /// The route of a filter that has none of its own ([`Route::Layout`]).
+    pub(crate) fn layout(secrets: crate::hash::Secrets) -> Self {
+        Self {
+            route: Route::Layout,
+            blocks: 1,
+            consts: InBlockConstants::new(1, crate::layout::blocked::Segments::One),
+            secrets,
+        }
+    }
+
+    /// The route of a blocked-layout filter of `blocks` blocks with
+    /// `consts`, hashing under `secrets`, by the vector probe of `vector`
+    /// where it has an intrinsics one.
+    pub(crate) fn blocked(
+        vector: &VectorBackend,
+        blocks: u64,
+        consts: InBlockConstants,
+        secrets: crate::hash::Secrets,
+    ) -> Self {
+        let (split, small) = (consts.step != 0, consts.k <= 8);
+        #[cfg(target_arch = "x86_64")]
+        let route = if let Some(p) = vector.avx2 {
+            match (split, small) {
+                (false, true) => Route::Avx2Blocked8(p),
+                (true, true) => Route::Avx2Split8(p),
+                (false, false) => Route::Avx2Blocked(p),
+                (true, false) => Route::Avx2Split(p),
+            }
+        } else if let Some(p) = vector.avx512 {
+            match (split, small) {
+                (false, true) => Route::Avx512Blocked8(p),
+                (true, true) => Route::Avx512Split8(p),
+                (false, false) => Route::Avx512Blocked(p),
+                (true, false) => Route::Avx512Split(p),
+            }
+        } else {
+            Route::Layout
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let route = {
+            let _ = (vector, split, small);
+            Route::Layout
+        };
+        Self {
+            route,
+            blocks,
+            consts,
+            secrets,
+        }
+    }
+
+    /// Whether `key` is possibly in the filter whose plain words are
+    /// `words`; `None` where the layout's probe answers ([`Route::Layout`]).
+    ///
+    /// The default filter's route (blocked, k <= 8, AVX2) is tested first
+    /// and called from the caller's code; the others go through one more
+    /// call, so that each caller inlines one call, not eight.
+    #[inline(always)]
+    pub(crate) fn contains<K: crate::Key + ?Sized>(&self, words: &[u64], key: &K) -> Option<bool> {
+        let lines = words.as_chunks::<8>().0;
+        #[cfg(target_arch = "x86_64")]
+        if let Route::Avx2Blocked8(p) = self.route {
+            return Some(p.contains_key::<K, false, true>(lines, key, self));
+        }
+        if let Route::Layout = self.route {
+            return None;
+        }
+        Some(self.contains_by_route(lines, key))
+    }
+
+    /// [`contains`](Self::contains) by a vector route.
+    #[inline(never)]
+    fn contains_by_route<K: crate::Key + ?Sized>(&self, lines: &[[u64; 8]], key: &K) -> bool {
+        let l = lines;
+        match self.route {
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked8(p) => p.contains_key::<K, false, true>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split8(p) => p.contains_key::<K, true, true>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked(p) => p.contains_key::<K, false, false>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split(p) => p.contains_key::<K, true, false>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked8(p) => p.contains_key::<K, false, true>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split8(p) => p.contains_key::<K, true, true>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked(p) => p.contains_key::<K, false, false>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split(p) => p.contains_key::<K, true, false>(l, key, self),
+            Route::Layout => unreachable!("the layout's probe answers (`contains`)"),
+        }
+    }
+
+    /// Sets the bits of `key` in the filter whose plain words are `words`;
+    /// `false` (nothing set) where the layout's probe sets them. The
+    /// default filter's route first, as in [`contains`](Self::contains).
+    #[inline(always)]
+    pub(crate) fn insert<K: crate::Key + ?Sized>(&self, words: &mut [u64], key: &K) -> bool {
+        let lines = words.as_chunks_mut::<8>().0;
+        #[cfg(target_arch = "x86_64")]
+        if let Route::Avx2Blocked8(p) = self.route {
+            p.insert_key::<K, false>(lines, key, self);
+            return true;
+        }
+        if let Route::Layout = self.route {
+            return false;
+        }
+        self.insert_by_route(lines, key);
+        true
+    }
+
+    /// [`insert`](Self::insert) by a vector route.
+    #[inline(never)]
+    fn insert_by_route<K: crate::Key + ?Sized>(&self, lines: &mut [[u64; 8]], key: &K) {
+        let l = lines;
+        match self.route {
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked8(p) | Route::Avx2Blocked(p) => {
+                p.insert_key::<K, false>(l, key, self)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split8(p) | Route::Avx2Split(p) => p.insert_key::<K, true>(l, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked8(p) | Route::Avx512Blocked(p) => {
+                p.insert_key::<K, false>(l, key, self)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split8(p) | Route::Avx512Split(p) => p.insert_key::<K, true>(l, key, self),
+            Route::Layout => unreachable!("the layout's probe sets the bits (`insert`)"),
+        }
     }
 }
