@@ -272,10 +272,20 @@ pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> 
 pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
     let (class, w) = short_input(bytes);
     if class == Class::Long {
-        return xxh3_128_with_seed(bytes, s.seed);
+        return hash_long(bytes, s.seed);
     }
     let (lo, hi) = hash_lanes::<u64>(class, w, s);
     u128::from(lo) | u128::from(hi) << 64
+}
+
+/// XXH3-128 of a key longer than 16 bytes, out of line: inlined into a
+/// caller that hashes keys of any length, `xxhash-rust`'s stripe loops
+/// made every call save and restore five registers, short keys included
+/// (a 16-byte key's one-key query: 97 instructions against 93 with this
+/// call, docs/bench-notes/2026-11-28.md).
+#[inline(never)]
+fn hash_long(bytes: &[u8], seed: u64) -> u128 {
+    xxh3_128_with_seed(bytes, seed)
 }
 
 /// XXH3-128 of `keys` into `out` (the same length) under the seed of `s`,

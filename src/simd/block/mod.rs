@@ -646,7 +646,10 @@ impl KeyProbe {
         Some(self.contains_by_route(lines, key))
     }
 
-    /// [`contains`](Self::contains) by a vector route.
+    /// [`contains`](Self::contains) by a vector route. Cold: it is not
+    /// rare, but the hint makes the callers test the default route first
+    /// (one compare, not two, on its path).
+    #[cold]
     #[inline(never)]
     fn contains_by_route<K: crate::Key + ?Sized>(&self, lines: &[[u64; 8]], key: &K) -> bool {
         let l = lines;
