@@ -10,7 +10,11 @@
 //! LAYOUT: `blocked`, `split-block` or `classic` (the flat index kernel's
 //! batch path, for comparison); OP: `insert`, `contains_hit` or
 //! `contains_miss` (the batch calls), `single_hit` or `single_miss` (one
-//! `contains` call per key); KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
+//! `contains` call per key), `single_insert` (one `insert` call per key),
+//! `view_hit` or `view_miss` (one `contains` call per key on the filter's
+//! `FilterView`), and `str16_hit`, `str16_miss`, `str16_insert` (one call
+//! per key, 16-byte keys as byte slices: the hex digits of the u64 keys);
+//! KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
 //! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
 //! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
 
@@ -56,6 +60,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         &misses[..]
     };
+    let str_keys = |keys: &[u64]| -> Vec<[u8; 16]> {
+        keys.iter()
+            .map(|&k| {
+                let mut key = [0u8; 16];
+                key.copy_from_slice(format!("{k:016x}").as_bytes());
+                key
+            })
+            .collect()
+    };
+    let (str_members, str_misses) = if op.starts_with("str16") {
+        let m = str_keys(&members);
+        for k in &m {
+            filter.insert(&k[..]);
+        }
+        (m, str_keys(&misses))
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let str_pool = if op.ends_with("_hit") {
+        &str_members[..]
+    } else {
+        &str_misses[..]
+    };
     let mut out = vec![false; BATCH];
     let start = Instant::now();
     for r in 0..rounds {
@@ -67,6 +94,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "single_hit" | "single_miss" => {
                 for (o, k) in out.iter_mut().zip(keys) {
                     *o = filter.contains(k);
+                }
+            }
+            "view_hit" | "view_miss" => {
+                let view = filter.view();
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = view.contains(k);
+                }
+            }
+            "str16_hit" | "str16_miss" => {
+                for (o, k) in out.iter_mut().zip(&str_pool[at..at + BATCH]) {
+                    *o = filter.contains(&k[..]);
+                }
+            }
+            "str16_insert" => {
+                for k in &str_pool[at..at + BATCH] {
+                    filter.insert(&k[..]);
+                }
+            }
+            "single_insert" => {
+                for k in keys {
+                    filter.insert(k);
                 }
             }
             other => return Err(format!("unknown op {other}").into()),

@@ -22,7 +22,9 @@
 //!   one call per key as their APIs offer.
 //! * beside the peers: lesshash's single-key calls (`single`, and
 //!   `single-<kernel>` for the x86 vector kernels other than the automatic
-//!   one) and the
+//!   one; `insert` rows one call per key for lesshash, sbbf-rs-safe and
+//!   fastbloom), the same on 16-byte string keys (`-str16` rows, beside
+//!   sbbf-rs-safe), and the
 //!   floors (`floor-hash/<n>/xxh3-128`: hashing alone;
 //!   `floor-loads/<n>/loads`: one random cache line of an array of the
 //!   filter's size per key).
@@ -38,7 +40,7 @@ use lesshash::Prefetch;
 use lesshash::{BloomFilter, Kernel, Layout};
 use xxhash_rust::xxh3::xxh3_64;
 
-use super::common::{Cursor, member, non_member};
+use super::common::{Cursor, hex16, member, non_member};
 
 /// Keys per timed iteration.
 const BATCH: usize = 4096;
@@ -167,6 +169,7 @@ pub fn register(c: &mut Criterion) {
     }
     drop(classic);
     peers(&mut g, &s, 1_000_000, "n=1e6", true);
+    peers_str16(&mut g, 1_000_000, "n=1e6");
     floors(&mut g, &s, "n=1e6");
     drop(s);
 
@@ -187,6 +190,7 @@ pub fn register(c: &mut Criterion) {
     }
     prefetch_sweep(&mut g, &mut s, "n=1e7");
     peers(&mut g, &s, 10_000_000, "n=1e7", false);
+    peers_str16(&mut g, 10_000_000, "n=1e7");
     floors(&mut g, &s, "n=1e7");
     par(&mut g, &s);
     drop(s);
@@ -196,6 +200,7 @@ pub fn register(c: &mut Criterion) {
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", "auto", &auto);
     prefetch_sweep(&mut g, &mut s, "n=1e8");
     peers(&mut g, &s, 100_000_000, "n=1e8", false);
+    peers_str16(&mut g, 100_000_000, "n=1e8");
     floors(&mut g, &s, "n=1e8");
     drop(s);
     g.finish();
@@ -261,6 +266,85 @@ fn par(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup) {
         );
     }
     g.throughput(Throughput::Elements(BATCH as u64));
+}
+
+/// sbbf-rs-safe for n keys sized by Parquet's rule for 1% (10 bits/key).
+fn sbbf_filter(n: u64) -> sbbf_rs_safe::Filter {
+    let bits_per_key = (-8.0 / (1.0 - 0.01f64.powf(1.0 / 8.0)).ln()).ceil() as usize;
+    sbbf_rs_safe::Filter::new(bits_per_key, n as usize)
+}
+
+/// The one-key rows on 16-byte string keys (the hex digits of the u64
+/// keys, passed as byte slices, so the hash meets them at a run-time
+/// length as it meets `&str`): lesshash's `contains` and `insert` beside
+/// sbbf-rs-safe's (XXH3-64 of the same bytes). Ids
+/// `blocked/<filter>-<op>-str16/<n>/<single|peer>`.
+fn peers_str16(g: &mut BenchmarkGroup<'_, WallTime>, n: u64, size: &str) {
+    let mut filter = BloomFilter::builder()
+        .expected_items(n)
+        .fpr(0.01)
+        .build()
+        .expect("valid bench geometry");
+    let mut sbbf = sbbf_filter(n);
+    for i in 0..n {
+        let key = hex16(member(i));
+        filter.insert(&key[..]);
+        sbbf.insert_hash(xxh3_64(&key));
+    }
+    let hits: Vec<[u8; 16]> = (0..POOL as u64)
+        .map(|j| hex16(member(j * 7919 % n)))
+        .collect();
+    let misses: Vec<[u8; 16]> = (0..POOL as u64).map(|j| hex16(non_member(j))).collect();
+    for (op, pool) in [("contains_hit", &hits), ("contains_miss", &misses)] {
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("blocked-{op}-str16/{size}"), "single"),
+            |b| {
+                b.iter(|| {
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(filter.contains(black_box(&key[..])));
+                    }
+                    black_box(found)
+                })
+            },
+        );
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("sbbf-rs-safe-{op}-str16/{size}"), "peer"),
+            |b| {
+                b.iter(|| {
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(sbbf.contains_hash(xxh3_64(black_box(&key[..]))));
+                    }
+                    black_box(found)
+                })
+            },
+        );
+    }
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("blocked-insert-str16/{size}"), "single"),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&misses, BATCH) {
+                    filter.insert(black_box(&key[..]));
+                }
+            })
+        },
+    );
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("sbbf-rs-safe-insert-str16/{size}"), "peer"),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&misses, BATCH) {
+                    sbbf.insert_hash(xxh3_64(black_box(&key[..])));
+                }
+            })
+        },
+    );
 }
 
 /// The floors no probe code goes below, on the same pools: `floor-hash`,
@@ -336,8 +420,22 @@ fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fa
             );
         }
     }
-    let bits_per_key = (-8.0 / (1.0 - 0.01f64.powf(1.0 / 8.0)).ln()).ceil() as usize;
-    let mut sbbf = sbbf_rs_safe::Filter::new(bits_per_key, n as usize);
+    // One `insert` call per key into a copy of the filled filter (the
+    // batch rows' `insert` adds the same non-members).
+    let mut filter = s.filter.clone();
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("blocked-insert/{size}"), "single"),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&s.misses, BATCH) {
+                    filter.insert(black_box(key));
+                }
+            })
+        },
+    );
+    drop(filter);
+    let mut sbbf = sbbf_filter(n);
     for i in 0..n {
         sbbf.insert_hash(xxh3_64(&member(i).to_le_bytes()));
     }
@@ -358,11 +456,34 @@ fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fa
             },
         );
     }
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("sbbf-rs-safe-insert/{size}"), "peer"),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&s.misses, BATCH) {
+                    sbbf.insert_hash(xxh3_64(&black_box(*key).to_le_bytes()));
+                }
+            })
+        },
+    );
+    drop(sbbf);
     if fastbloom {
         let mut fb = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize);
         for i in 0..n {
             fb.insert(&member(i));
         }
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("fastbloom-insert/{size}"), "peer"),
+            |b| {
+                b.iter(|| {
+                    for key in cursor.next(&s.misses, BATCH) {
+                        fb.insert(black_box(key));
+                    }
+                })
+            },
+        );
         for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
             let mut cursor = Cursor::new();
             g.bench_function(

@@ -19,7 +19,8 @@ pub const BEGIN: &str = "<!-- BEGIN generated: headline (bench/headline.sh; carg
 pub const END: &str = "<!-- END generated: headline -->";
 
 /// The criterion id's `<layout>-<op>/n=<n>/<variant>` tail per cell: hit
-/// and miss at 1e6 and 1e7, then inserts (only the batch rows have them).
+/// and miss at 1e6 and 1e7, then inserts (the batch call's, or one call
+/// per key for the single-key rows; the AVX-512 single-key row has none).
 const SIZES: [&str; 2] = ["1e6", "1e7"];
 
 /// One lesshash or sbbf-rs-safe row: its label, the id prefix
@@ -56,7 +57,7 @@ const ROWS: [Row; 5] = [
         label: "lesshash blocked, single key",
         prefix: "blocked",
         variant: "single",
-        inserts: false,
+        inserts: true,
         short: true,
         optional: false,
     },
@@ -72,7 +73,7 @@ const ROWS: [Row; 5] = [
         label: "sbbf-rs-safe, single key",
         prefix: "sbbf-rs-safe",
         variant: "peer",
-        inserts: false,
+        inserts: true,
         short: true,
         optional: false,
     },
@@ -116,7 +117,10 @@ pub fn tables(
         if row.inserts {
             let ins: Vec<Option<f64>> = SIZES
                 .iter()
-                .map(|n| required(benches, "blocked-insert", n, row.variant, &mut lacking))
+                .map(|n| {
+                    let op = format!("{}-insert", row.prefix);
+                    required(benches, &op, n, row.variant, &mut lacking)
+                })
                 .collect();
             cells.push(pair_cell(ins[0], ins[1]));
         } else {
@@ -235,6 +239,36 @@ fn ratios(benches: &[Bench], boost: &HashMap<(String, String), serde_json::Value
     s.push_str(&line("lesshash's single key against its batch", &|n| {
         Some((ours("single", "blocked", n)?, ours("auto", "blocked", n)?))
     }));
+    let insert = |prefix: &str, n: &str, variant: &str| {
+        let op = format!("{prefix}-insert");
+        let size = format!("n={n}");
+        lookup(benches, &["blocked", op.as_str(), size.as_str(), variant])
+    };
+    let boost_insert =
+        |peer: &str, n: &str| num(boost.get(&(peer.to_string(), n.to_string()))?, "insert_ns");
+    s.push_str("\nRatios of the inserts:\n\n");
+    s.push_str(&line(
+        "lesshash's single-key insert against sbbf-rs-safe's",
+        &|n| {
+            Some((
+                insert("blocked", n, "single")?,
+                insert("sbbf-rs-safe", n, "peer")?,
+            ))
+        },
+    ));
+    s.push_str(&line(
+        "lesshash's single-key insert against Boost.Bloom's",
+        &|n| {
+            Some((
+                insert("blocked", n, "single")?,
+                boost_insert(BOOST[0].0, n)?,
+            ))
+        },
+    ));
+    s.push_str(&line(
+        "lesshash's batch insert against Boost.Bloom's bulk insert",
+        &|n| Some((insert("blocked", n, "auto")?, boost_insert(BOOST[1].0, n)?)),
+    ));
     s
 }
 
