@@ -81,11 +81,10 @@ pub(crate) struct Geometry {
     pub(crate) range: u64,
     pub(crate) addressing: Addressing,
     pub(crate) tuning: Tuning,
-    /// The seed's share of the hash, derived once (not per key).
-    pub(crate) secrets: Secrets,
-    /// The one-key calls' route where there is one (blocked layouts,
-    /// two-hash schemes, a vector kernel), resolved from the fields above
-    /// whenever they change.
+    /// The one-key calls' route (a vector one for the blocked layouts
+    /// with two-hash schemes on a vector kernel, else the layout's probe),
+    /// resolved from the fields above whenever they change, and the seed's
+    /// share of the hash, derived once (not per key).
     key_probe: KeyProbe,
 }
 
@@ -147,7 +146,6 @@ impl Geometry {
             range,
             addressing,
             tuning,
-            secrets: Secrets::new(seed),
             key_probe: KeyProbe::layout(Secrets::new(seed)),
         }
         .with_key_probe()
@@ -162,12 +160,18 @@ impl Geometry {
         self.with_key_probe()
     }
 
+    /// The seed's share of the hash (XXH3's short-input constants).
+    #[inline(always)]
+    pub(crate) fn secrets(&self) -> &Secrets {
+        self.key_probe.secrets()
+    }
+
     /// This geometry with its one-key route resolved from its addressing
     /// and scheme.
     fn with_key_probe(mut self) -> Self {
         self.key_probe = match &self.addressing {
-            Addressing::Blocks(b) if self.scheme.is_two_hash() => b.key_probe(self.secrets),
-            _ => KeyProbe::layout(self.secrets),
+            Addressing::Blocks(b) if self.scheme.is_two_hash() => b.key_probe(*self.secrets()),
+            _ => KeyProbe::layout(*self.secrets()),
         };
         self
     }
@@ -189,7 +193,7 @@ impl Geometry {
         }
         match &self.addressing {
             Addressing::Blocks(p) if self.scheme.is_two_hash() => {
-                key.with_bytes(|bytes| p.test(words, hash_one(bytes, &self.secrets)))
+                key.with_bytes(|bytes| p.test(words, hash_one(bytes, self.secrets())))
             }
             _ => self.contains_other(words, key),
         }
@@ -201,7 +205,7 @@ impl Geometry {
     fn contains_other<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
         key.with_bytes(|bytes| {
             if self.scheme.is_two_hash() {
-                return self.contains_hash(words, hash_one(bytes, &self.secrets));
+                return self.contains_hash(words, hash_one(bytes, self.secrets()));
             }
             match &self.addressing {
                 Addressing::Flat(p) => p.test_independent(words, bytes, self.seed),
@@ -221,7 +225,7 @@ impl Geometry {
         }
         match &self.addressing {
             Addressing::Blocks(p) if self.scheme.is_two_hash() => {
-                key.with_bytes(|bytes| p.set(words, hash_one(bytes, &self.secrets)))
+                key.with_bytes(|bytes| p.set(words, hash_one(bytes, self.secrets())))
             }
             _ => self.insert_other(words, key),
         }
@@ -233,7 +237,7 @@ impl Geometry {
     fn insert_other<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
         key.with_bytes(|bytes| {
             if self.scheme.is_two_hash() {
-                return self.insert_hash(words, hash_one(bytes, &self.secrets));
+                return self.insert_hash(words, hash_one(bytes, self.secrets()));
             }
             match &self.addressing {
                 Addressing::Flat(p) => p.set_independent(words, bytes, self.seed),

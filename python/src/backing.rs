@@ -46,6 +46,39 @@ impl Backing {
         }
     }
 
+    /// The key kind queries are checked against: the filter's, or a
+    /// map's as set on this object.
+    fn held_key_kind(&self) -> KeyKind {
+        match self {
+            Self::Owned(f) => f.key_kind(),
+            Self::Lent(f) => f.key_kind(),
+            Self::Mapped { key_kind, .. } => *key_kind,
+        }
+    }
+
+    /// One key's query (`key in bf`), or the filter's key kind when it
+    /// does not accept keys of `kind`. Straight to the filter, not through
+    /// [`view`](Self::view): a view is a copy of the filter's parameters
+    /// and derived constants, which cost `key in bf` far more than its
+    /// probe (about 310 of the 1,215 instructions a `key in bf` loop spent
+    /// per key, docs/bench-notes/2026-11-28.md).
+    #[inline]
+    pub fn contains_one<K: lesshash::Key + ?Sized>(
+        &self,
+        key: &K,
+        kind: KeyKind,
+    ) -> Result<bool, KeyKind> {
+        let held = self.held_key_kind();
+        if !held.accepts(kind) {
+            return Err(held);
+        }
+        Ok(match self {
+            Self::Owned(f) => f.contains(key),
+            Self::Lent(f) => f.contains(key),
+            Self::Mapped { filter, .. } => filter.contains(key),
+        })
+    }
+
     /// Sets the recorded key kind: an owned filter's (kept in its bytes
     /// and files), a map's for this object only (the file is read-only).
     pub fn set_key_kind(&mut self, kind: KeyKind) {

@@ -270,15 +270,9 @@ impl BloomFilter {
     fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         let key = key_bytes(key)?;
         let kind = key.kind();
-        let answer = self.inner.read(py, |b| {
-            let f = b.view();
-            if !f.key_kind().accepts(kind) {
-                return Err(f.key_kind());
-            }
-            Ok(match key {
-                KeyBytes::Int(k) => f.contains(&k),
-                k => f.contains(k.as_slice()),
-            })
+        let answer = self.inner.read(py, |b| match key {
+            KeyBytes::Int(k) => b.contains_one(&k, kind),
+            k => b.contains_one(k.as_slice(), kind),
         });
         answer.map_err(|filter| key_kind_mismatch(filter, kind))
     }

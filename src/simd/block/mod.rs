@@ -547,8 +547,9 @@ pub(crate) struct KeyProbe {
     route: Route,
     blocks: u64,
     consts: InBlockConstants,
-    /// The filter's seed's share of the hash (a copy: the vector function
-    /// takes this one reference for everything it reads).
+    /// The filter's seed's share of the hash, for every one-key call of
+    /// the filter (the vector function takes this one reference for
+    /// everything it reads).
     secrets: crate::hash::Secrets,
 }
 
@@ -576,6 +577,12 @@ enum Route {
 }
 
 impl KeyProbe {
+    /// The hash constants of the filter's seed.
+    #[inline(always)]
+    pub(crate) fn secrets(&self) -> &crate::hash::Secrets {
+        &self.secrets
+    }
+
     /// The route of a filter that has none of its own ([`Route::Layout`]).
     pub(crate) fn layout(secrets: crate::hash::Secrets) -> Self {
         Self {
