@@ -331,8 +331,8 @@ pub fn hash_batch_with<K: Key>(
     // Vectorised (four keys per AVX-512 register) for `Kernel::Avx512`
     // only, so a call forced to another kernel hashes as that kernel's
     // CPUs do.
-    let secrets = Secrets::new(seed).vectorized(kernel == Kernel::Avx512);
-    hash_into(keys, &secrets, out);
+    let vector = kernel == Kernel::Avx512;
+    crate::hash::hash_into_by(keys, |k| k, &Secrets::new(seed), vector, out);
     Ok(())
 }
 

@@ -13,8 +13,7 @@ pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};
 
 use crate::Error;
 use crate::bits::AlignedWords;
-use crate::hash::short::hash_into_by;
-use crate::hash::{Key, Secrets, hash128, independent_hash, independent_seed, split};
+use crate::hash::{Key, Secrets, hash_into_by, hash128, independent_hash, independent_seed, split};
 use crate::limits::MAX_BITS;
 use crate::scheme::reduce;
 use crate::simd::kernel::Kernel;
@@ -365,19 +364,18 @@ impl Indexer {
     ) {
         let copies = self.copies as usize;
         let secrets: Vec<Secrets> = (0..self.copies)
-            .map(|c| {
-                // Eight keys per AVX-512 register where the process's kernel
-                // is AVX-512 (a sketch has no kernel of its own).
-                Secrets::new(copy_seed(self.seed, c)).vectorized(Kernel::auto() == Kernel::Avx512)
-            })
+            .map(|c| Secrets::new(copy_seed(self.seed, c)))
             .collect();
+        // Four keys per AVX-512 register where the process's kernel is
+        // AVX-512 (a sketch has no kernel of its own).
+        let vector = Kernel::auto() == Kernel::Avx512;
         let mut column = [0u128; CHUNK];
         // Key-major: key j's hashes are `hashes[j * copies..][..copies]`.
         let mut hashes = vec![0u128; copies * CHUNK];
         for (n, chunk) in items.chunks(CHUNK).enumerate() {
             let len = chunk.len();
             for (c, s) in secrets.iter().enumerate() {
-                hash_into_by(chunk, &key_of, s, &mut column[..len]);
+                hash_into_by(chunk, &key_of, s, vector, &mut column[..len]);
                 for (j, &h) in column[..len].iter().enumerate() {
                     hashes[j * copies + c] = h;
                 }

@@ -47,6 +47,32 @@ pub(crate) mod short;
 
 pub(crate) use short::Secrets;
 
+#[cfg(target_arch = "x86_64")]
+use crate::simd::cpu::Avx512;
+
+/// XXH3-128 of the key `key_of` gives for each item, into `out` (the same
+/// length), under the seed of `s`: four keys at a time with AVX-512 if
+/// `vector` (the caller's kernel is AVX-512) and the CPU has it, one at a
+/// time by the scalar formulas otherwise. The same values either way. The
+/// one place that chooses: `short` (the formulas) does not know its
+/// four-lane backend `avx512` (built on `short`), and the seed's
+/// constants ([`Secrets`]) say nothing about how to run.
+#[inline(always)]
+pub(crate) fn hash_into_by<T, K: Key + ?Sized>(
+    items: &[T],
+    key_of: impl Fn(&T) -> &K,
+    s: &Secrets,
+    vector: bool,
+    out: &mut [u128],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(token) = vector.then(Avx512::detect).flatten() {
+        return avx512::hash_into_by(token, items, key_of, s, out);
+    }
+    let _ = vector;
+    short::hash_into_by(items, key_of, s, out);
+}
+
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// The seed used when none is set on the builder.

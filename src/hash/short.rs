@@ -1,16 +1,17 @@
 //! XXH3-128 of short inputs (0 to 16 bytes) by closed formulas, the seed's
-//! constants once per batch.
+//! constants derived once.
 //!
 //! Integer keys, and most ids, are at most 16 bytes long. For those XXH3-128
 //! is three closed formulas, one per length class (1-3, 4-8, 9-16 bytes),
 //! of a few 64-bit multiplies, xors and shifts, with no loop. This module
 //! writes each formula once over [`HashLanes`], a handful of lane
-//! operations on 64-bit values, implemented by `u64` (one key at a time;
-//! why no vector backend: the [module above](super); a backend with a
-//! 64-bit vector multiply would add an impl and a loop grouping keys of
-//! one length class). The seed's part of each formula (the "bitflips": secret words
-//! xored and offset by the seed) is computed once per batch ([`Secrets`]),
-//! not once per key as a one-shot call does.
+//! operations on 64-bit values, implemented here by `u64` (one key at a
+//! time) and by AVX-512's four 64-bit lanes in `super::avx512`, which
+//! builds on this module; [`super`] chooses between the two (why no AVX2
+//! backend: its docs). The seed's part of each formula (the "bitflips":
+//! secret words xored and offset by the seed) is computed once
+//! ([`Secrets`]: per filter for one-key calls, per batch otherwise), not
+//! once per key as a one-shot call does.
 //!
 //! The result is XXH3-128 exactly, bit for bit what `xxhash-rust`'s
 //! `xxh3_128_with_seed` returns (the formulas follow the XXH3
@@ -24,7 +25,6 @@
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
 use super::Key;
-use crate::simd::cpu::Avx512;
 
 /// The lane operations the short-input formulas need (64-bit lanes).
 pub(crate) trait HashLanes: Copy {
@@ -84,9 +84,6 @@ pub(crate) struct Secrets {
     wide: [u64; 2],
     /// The hash of the empty input.
     empty: u128,
-    /// The token of the AVX-512 batch hash (`super::avx512`), where the
-    /// batch runs it ([`vectorized`](Self::vectorized)).
-    avx512: Option<Avx512>,
 }
 
 impl Secrets {
@@ -111,7 +108,6 @@ impl Secrets {
             ],
             empty: u128::from(xxh64_avalanche(seed ^ SECRET[8] ^ SECRET[9]))
                 | u128::from(xxh64_avalanche(seed ^ SECRET[10] ^ SECRET[11])) << 64,
-            avx512: None,
         }
     }
 
@@ -120,17 +116,6 @@ impl Secrets {
     #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn seed(&self) -> u64 {
         self.seed
-    }
-
-    /// These constants for a batch that hashes four keys at a time with
-    /// AVX-512 (`super::avx512`) if `vector` is set and the CPU has it,
-    /// one at a time otherwise. The values are the same either way; the
-    /// caller decides from its kernel (a filter forced to AVX2 or scalar
-    /// hashes as it did before AVX-512 existed).
-    #[inline]
-    pub(crate) fn vectorized(mut self, vector: bool) -> Self {
-        self.avx512 = if vector { Avx512::detect() } else { None };
-        self
     }
 }
 
@@ -296,9 +281,8 @@ pub(crate) fn hash_into<K: Key>(keys: &[K], s: &Secrets, out: &mut [u128]) {
     hash_into_by(keys, |k| k, s, out);
 }
 
-/// [`hash_into`] of the key `key_of` gives for each item: eight at a
-/// time with AVX-512 where `s` was [`vectorized`](Secrets::vectorized) on
-/// a CPU with it.
+/// [`hash_into`] of the key `key_of` gives for each item, one at a time
+/// (`super::hash_into_by` chooses between this and the AVX-512 lanes).
 #[inline(always)]
 pub(crate) fn hash_into_by<T, K: Key + ?Sized>(
     items: &[T],
@@ -306,10 +290,6 @@ pub(crate) fn hash_into_by<T, K: Key + ?Sized>(
     s: &Secrets,
     out: &mut [u128],
 ) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(token) = s.avx512 {
-        return super::avx512::hash_into_by(token, items, key_of, s, out);
-    }
     for (item, o) in items.iter().zip(out) {
         *o = key_of(item).with_bytes(|bytes| hash_one(bytes, s));
     }

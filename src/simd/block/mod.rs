@@ -588,7 +588,7 @@ impl KeyProbe {
         Self {
             route: Route::Layout,
             blocks: 1,
-            consts: InBlockConstants::new(1, crate::layout::blocked::Segments::One),
+            consts: InBlockConstants::new(1, crate::layout::blocked::addressing::Segments::One),
             secrets,
         }
     }
