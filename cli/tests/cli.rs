@@ -2241,6 +2241,109 @@ fn a_bad_int_key_names_the_file_and_line() {
     assert!(!dir.path("b.lhbf").exists());
 }
 
+/// `filter` with a Spark Bloom filter file (tests/data/spark, written by a
+/// real Spark): the lines and CSV records it keeps are exactly those
+/// Spark's class may hold (`SparkBloomFilter`, checked against Spark's own
+/// answers in tests/spark.rs): `--keys int` as longs, text as bytes, on one
+/// thread and on two; `--invert` keeps the rest.
+#[test]
+fn filter_with_a_spark_filter() {
+    use lesshash::spark::SparkBloomFilter;
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/spark");
+    let dir = tempfile::tempdir().unwrap();
+    // Members from tests/data/spark/cases.json and keys of our own; with
+    // 1,536 bits for 155 keys most of ours are absent.
+    let ints: Vec<String> = ["5168841506422920424", "-2023971119998667636"]
+        .into_iter()
+        .map(String::from)
+        .chain((0..3000i64).map(|i| (i * 7_919_993 - 11_000_000_000).to_string()))
+        .collect();
+    let texts: Vec<String> = ["", "c", "XX"]
+        .into_iter()
+        .map(String::from)
+        .chain((0..3000).map(|i| format!("user-{i}")))
+        .collect();
+    for (file, int) in [
+        ("v2_seed12345_long.bin", true),
+        ("v1_seed0_long.bin", true),
+        ("v2_seed12345_string.bin", false),
+        ("v1_seed0_string.bin", false),
+    ] {
+        let path = data.join(file);
+        let spark = SparkBloomFilter::from_spark_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        let keys = if int { &ints } else { &texts };
+        let member = |k: &String| match int {
+            true => spark.contains_long(k.parse().unwrap()),
+            false => spark.contains_bytes(k.as_bytes()),
+        };
+        let lines = |keep: bool| -> String {
+            keys.iter()
+                .filter(|k| member(k) == keep)
+                .map(|k| format!("{k}\n"))
+                .collect()
+        };
+        let (present, absent) = (lines(true), lines(false));
+        assert!(
+            present.lines().count() >= 2 && !absent.is_empty(),
+            "{file}: the case needs both answers"
+        );
+        let input = dir.path().join("keys.txt");
+        std::fs::write(
+            &input,
+            keys.iter().map(|k| format!("{k}\n")).collect::<String>(),
+        )
+        .unwrap();
+        let kind = if int { "int" } else { "text" };
+        let spark_path = path.to_str().unwrap();
+        let input = input.to_str().unwrap();
+        for threads in ["1", "2"] {
+            let args = [
+                "filter", "--keys", kind, "-t", threads, spark_path, "-i", input,
+            ];
+            let o = lesshash(&args);
+            assert!(o.status.success(), "{file}: {}", stderr(&o));
+            assert_eq!(stdout(&o), present, "{file} -t {threads}");
+            let o = lesshash(&[&args[..], &["--invert"]].concat());
+            assert!(o.status.success(), "{file}: {}", stderr(&o));
+            assert_eq!(stdout(&o), absent, "{file} -t {threads} --invert");
+        }
+        // CSV: the key in a column, the header kept.
+        let csv = dir.path().join("keys.csv");
+        let body: String = keys.iter().map(|k| format!("\"{k}\",x\n")).collect();
+        std::fs::write(&csv, format!("key,other\n{body}")).unwrap();
+        let o = lesshash(&[
+            "filter",
+            "--keys",
+            kind,
+            spark_path,
+            "-i",
+            csv.to_str().unwrap(),
+            "--column",
+            "key",
+        ]);
+        assert!(o.status.success(), "{file}: {}", stderr(&o));
+        let kept: String = keys
+            .iter()
+            .filter(|k| member(k))
+            .map(|k| format!("\"{k}\",x\n"))
+            .collect();
+        assert_eq!(stdout(&o), format!("key,other\n{kept}"), "{file} csv");
+    }
+    // A key that is no integer is refused with its line, as for any filter.
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "1\nabc\n").unwrap();
+    let long = data.join("v2_seed12345_long.bin");
+    let o = lesshash(&[
+        "filter",
+        "--keys",
+        "int",
+        long.to_str().unwrap(),
+        "-i",
+        bad.to_str().unwrap(),
+    ]);
+    assert_error(&o, &["bad.txt, line 2", "\"abc\" is not an integer"]);
+}
+
 /// A Spark Bloom filter file (tests/data/spark, written by a real Spark):
 /// `info` shows its parameters, `query` answers as Spark answered, and a
 /// damaged one is refused naming the field.

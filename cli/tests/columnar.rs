@@ -1225,6 +1225,78 @@ fn info_shows_the_key_kind() {
 
 /// An empty Parquet file (a schema, no rows) builds an empty filter and
 /// filters to an empty file with the schema.
+/// `filter` of a Parquet file with a Spark Bloom filter file: the rows it
+/// keeps are those whose key Spark's class may hold (`SparkBloomFilter`),
+/// an int64 column asked as longs and a string column as bytes, nulls
+/// dropped, the schema kept.
+#[test]
+fn parquet_filtered_by_a_spark_filter() {
+    use lesshash::spark::SparkBloomFilter;
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/spark");
+    let dir = Dir::new();
+    let keys: Vec<Option<i64>> = [Some(5_168_841_506_422_920_424), None]
+        .into_iter()
+        .chain((0..2000i64).map(|i| Some(i * 7_919_993 - 11_000_000_000)))
+        .collect();
+    let names: Vec<Option<String>> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, id)| match (i, id) {
+            (0, _) => Some("c".to_string()),
+            (_, None) => None,
+            (_, Some(id)) => Some(format!("user-{id}")),
+        })
+        .collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(keys.clone())) as ArrayRef),
+        (
+            "name",
+            Arc::new(StringArray::from(names.clone())) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let input = dir.path("rows.parquet");
+    write_parquet(&input, &batch, 500, Compression::SNAPPY);
+    for (file, column) in [
+        ("v2_seed12345_long.bin", "id"),
+        ("v2_seed12345_string.bin", "name"),
+    ] {
+        let path = data.join(file);
+        let spark = SparkBloomFilter::from_spark_bytes(&std::fs::read(&path).unwrap()).unwrap();
+        let expect: Vec<i64> = keys
+            .iter()
+            .zip(&names)
+            .filter_map(|(id, name)| match column {
+                "id" => id.filter(|&id| spark.contains_long(id)),
+                _ => name
+                    .as_ref()
+                    .filter(|n| spark.contains_bytes(n.as_bytes()))
+                    .and(*id),
+            })
+            .collect();
+        let out = dir.path("kept.parquet");
+        let o = lesshash(&[
+            "filter",
+            path.to_str().unwrap(),
+            "-i",
+            input.to_str().unwrap(),
+            "--column",
+            column,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_ok(&o);
+        let read = read_parquet(&out);
+        assert_eq!(
+            read.batch.schema().fields(),
+            batch.schema().fields(),
+            "{file}"
+        );
+        assert!(!expect.is_empty(), "{file}: the case needs a kept row");
+        assert_eq!(ids(&read.batch), expect, "{file}");
+    }
+}
+
 #[test]
 fn empty_parquet() {
     let dir = Dir::new();

@@ -1,5 +1,5 @@
 //! `lesshash filter`: stream lines, CSV records or Parquet and Arrow rows
-//! through a filter.
+//! through a filter (a lesshash filter, or a Spark Bloom filter file).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -8,13 +8,15 @@ use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use arrow_array::{Array, BooleanArray};
+use lesshash::spark::SparkBloomFilter;
 use lesshash::{FilterView, KeyKind};
 use rayon::prelude::*;
 
 use crate::columnar::{Columnar, Feed, OutFormat, Sink, select_rows, selection};
 use crate::input::{
-    Chunks, Format, InputArgs, KeySpec, at_line, check_kinds, encode_keys, for_each_line, recycle,
-    strip_eol, with_keys,
+    Chunks, Encoded, Format, InputArgs, KeySpec, at_line, check_kinds, encode_keys, for_each_line,
+    recycle, strip_eol, with_keys,
 };
 use crate::output::{FileId, FilterArg, Output, input_id};
 use crate::parallel::Blocks;
@@ -82,15 +84,26 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
         ],
         false,
     )?;
-    let opened = args.filter.open()?;
+    // A Spark filter file is read whole; a lesshash one mapped.
+    let spark = crate::spark::open_if_spark(&args.filter.filter)?;
+    let opened = match spark {
+        Some(_) => None,
+        None => Some(args.filter.open()?),
+    };
     // A stream of keys probes pages all over the filter: read it ahead.
-    opened.will_need();
+    if let Some(opened) = &opened {
+        opened.will_need();
+    }
     // After the filter is open: on stdin, this waits for the first read.
     let format = args.input.detect()?;
-    let mut filter = opened.view();
-    if args.any_keys {
-        filter = filter.with_key_kind(lesshash::KeyKind::Mixed);
-    }
+    let filter = match (&spark, &opened) {
+        (Some(spark), _) => Probe::Spark(spark),
+        (None, Some(opened)) if args.any_keys => {
+            Probe::Lesshash(Box::new(opened.view().with_key_kind(KeyKind::Mixed)))
+        }
+        (None, Some(opened)) => Probe::Lesshash(Box::new(opened.view())),
+        (None, None) => unreachable!("a lesshash filter is opened when the file is not Spark's"),
+    };
     let threads = crate::parallel::thread_count(args.threads);
     let pool = crate::parallel::pool(threads, "filter")?;
     if format.is_columnar() {
@@ -197,6 +210,58 @@ fn keys_hint(filter: KeyKind) -> &'static str {
     }
 }
 
+/// What the records are filtered with: a lesshash filter's view, or a
+/// Spark Bloom filter (`--keys int` asks it for longs, text for the
+/// bytes, as `query` does; it records no key kind, so any keys may ask
+/// it).
+pub(crate) enum Probe<'a> {
+    /// Boxed: a view carries the filter's parameters and their derived
+    /// constants (a few hundred bytes); the probe is made once per run.
+    Lesshash(Box<FilterView<'a>>),
+    Spark(&'a SparkBloomFilter),
+}
+
+impl Probe<'_> {
+    /// The kind of keys the filter records (a Spark filter: any).
+    fn key_kind(&self) -> KeyKind {
+        match self {
+            Probe::Lesshash(f) => f.key_kind(),
+            Probe::Spark(_) => KeyKind::Mixed,
+        }
+    }
+
+    /// The answers for a batch of keys cut from the input, into `out`;
+    /// on `pool` when there is one.
+    fn contains_keys(
+        &self,
+        keys: Encoded<'_>,
+        out: &mut [bool],
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<(), lesshash::Error> {
+        match self {
+            Probe::Lesshash(f) => with_keys!(keys, |k| match pool {
+                Some(pool) => pool.install(|| f.par_contains_batch(k, out)),
+                None => f.contains_batch(k, out),
+            }),
+            Probe::Spark(f) => crate::spark::contains_keys(f, keys, out, pool),
+        }
+    }
+
+    /// The answers for an Arrow column of keys (null for a null key).
+    fn contains_array(
+        &self,
+        column: &dyn Array,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<BooleanArray, lesshash::Error> {
+        match (self, pool) {
+            (Probe::Lesshash(f), Some(pool)) => pool.install(|| f.par_contains_array(column)),
+            (Probe::Lesshash(f), None) => f.contains_array(column),
+            (Probe::Spark(f), Some(pool)) => pool.install(|| f.par_contains_array(column)),
+            (Probe::Spark(f), None) => f.contains_array(column),
+        }
+    }
+}
+
 /// Filters CSV records: the header (if any) first, then the records whose
 /// key field is possibly in the filter (`--invert`: certainly not), each
 /// exactly as it was in the input; a record without the field is absent.
@@ -204,7 +269,7 @@ fn keys_hint(filter: KeyKind) -> &'static str {
 /// records, on the pool when there is one.
 fn csv(
     args: &Args,
-    filter: &FilterView<'_>,
+    filter: &Probe<'_>,
     output: Output,
     pool: Option<&rayon::ThreadPool>,
     quiet: bool,
@@ -235,13 +300,11 @@ fn csv(
                 let keys = batch.keys();
                 found.clear();
                 found.resize(keys.len(), false);
-                with_keys!(
+                filter.contains_keys(
                     encode_keys(keys_as, &keys, &mut ints)
                         .with_context(|| format!("cannot read the keys of {name}"))?,
-                    |k| match pool {
-                        Some(pool) => pool.install(|| filter.par_contains_batch(k, &mut found)),
-                        None => filter.contains_batch(k, &mut found),
-                    }
+                    &mut found,
+                    pool,
                 )?;
                 written += batch
                     .write_selected(&found, args.invert, out)
@@ -293,7 +356,7 @@ fn csv(
 fn columnar(
     args: &Args,
     format: Format,
-    filter: &FilterView<'_>,
+    filter: &Probe<'_>,
     filter_name: String,
     output: Output,
     pool: Option<&rayon::ThreadPool>,
@@ -348,11 +411,9 @@ fn columnar(
             }
             group = Some(g);
             let column = batch.column(key.index);
-            let answers = match pool {
-                Some(pool) => pool.install(|| filter.par_contains_array(column.as_ref())),
-                None => filter.contains_array(column.as_ref()),
-            }
-            .with_context(|| format!("cannot query {}", key.describe(&src.name)))?;
+            let answers = filter
+                .contains_array(column.as_ref(), pool)
+                .with_context(|| format!("cannot query {}", key.describe(&src.name)))?;
             let mask = selection(&answers, args.invert);
             let selected = select_rows(&batch, &mask, pool)?;
             if selected.num_rows() > 0 {
@@ -372,7 +433,7 @@ fn columnar(
 
 /// What every chunk (or piece of a block) is filtered with.
 struct Job<'a> {
-    filter: &'a FilterView<'a>,
+    filter: &'a Probe<'a>,
     spec: KeySpec,
     invert: bool,
     /// The input's name, for read errors.
@@ -513,9 +574,8 @@ impl Job<'_> {
             // start to key i+1's start; one vector per chunk.
             for_each_line(chunk, |line| keys.push(strip_eol(line)));
             answers.resize(keys.len(), false);
-            with_keys!(self.spec.encode(&keys, ints)?, |k| self
-                .filter
-                .contains_batch(k, answers))?;
+            self.filter
+                .contains_keys(self.spec.encode(&keys, ints)?, answers, None)?;
             let mut sel = Selection::new(self.invert, flips, keys.len());
             for (key, &present) in keys.iter().zip(answers.iter()) {
                 sel.line(key.as_ptr() as usize - base, present);
@@ -536,9 +596,8 @@ impl Job<'_> {
                 }
             });
             answers.resize(keys.len(), false);
-            with_keys!(self.spec.encode(&keys, ints)?, |k| self
-                .filter
-                .contains_batch(k, answers))?;
+            self.filter
+                .contains_keys(self.spec.encode(&keys, ints)?, answers, None)?;
             let mut sel = Selection::new(self.invert, flips, starts.len());
             let mut answer = answers.iter();
             for (&start, &keyed) in starts.iter().zip(has_key.iter()) {

@@ -1,7 +1,8 @@
 //! Spark's Bloom filter files (`lesshash::spark`) where the command line
-//! takes a filter: `info` shows one, `query` asks it. Told apart from a
-//! lesshash file by their first four bytes (Spark's big-endian version, 1
-//! or 2; a lesshash file starts with 0x89).
+//! takes a filter: `info` shows one, `query` and `filter` ask it, `merge`
+//! combines them. Told apart from a lesshash file by their first four
+//! bytes (Spark's big-endian version, 1 or 2; a lesshash file starts with
+//! 0x89).
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -10,7 +11,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use lesshash::spark::{SparkBloomFilter, SparkVersion};
 
-use crate::input::{Keys, int_key};
+use crate::input::{Encoded, Keys, int_key};
 
 /// The Spark filter at `path` if the file starts like one (a regular file;
 /// read whole, as Spark reads one); `None` for anything else (a lesshash
@@ -85,4 +86,37 @@ pub(crate) fn contains(f: &SparkBloomFilter, key: &[u8], kind: Keys) -> Option<b
         Keys::Text => f.contains_bytes(key),
         Keys::Int => f.contains_long(i64::from_le_bytes(int_key(key)?)),
     })
+}
+
+/// Keys per task of a parallel text-key query (as the library's
+/// `par_contains_longs`).
+const TEXT_TASK: usize = 16_384;
+
+/// A Spark filter's answers for a batch of keys cut from the input, into
+/// `out` (as long): `--keys int` as longs (`mightContainLong`), text as
+/// their bytes (`mightContainString`); on `pool` when there is one.
+pub(crate) fn contains_keys(
+    f: &SparkBloomFilter,
+    keys: Encoded<'_>,
+    out: &mut [bool],
+    pool: Option<&rayon::ThreadPool>,
+) -> Result<(), lesshash::Error> {
+    use rayon::prelude::*;
+    match keys {
+        Encoded::Int(k) => {
+            let longs: Vec<i64> = k.iter().map(|b| i64::from_le_bytes(*b)).collect();
+            match pool {
+                Some(pool) => pool.install(|| f.par_contains_longs(&longs, out)),
+                None => f.contains_longs(&longs, out),
+            }
+        }
+        Encoded::Text(k) => match pool {
+            Some(pool) => pool.install(|| {
+                out.par_chunks_mut(TEXT_TASK)
+                    .zip(k.par_chunks(TEXT_TASK))
+                    .try_for_each(|(out, k)| f.contains_bytes_batch(k, out))
+            }),
+            None => f.contains_bytes_batch(k, out),
+        },
+    }
 }
