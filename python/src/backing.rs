@@ -59,9 +59,8 @@ impl Backing {
     /// One key's query (`key in bf`), or the filter's key kind when it
     /// does not accept keys of `kind`. Straight to the filter, not through
     /// [`view`](Self::view): a view is a copy of the filter's parameters
-    /// and derived constants, which cost `key in bf` far more than its
-    /// probe (about 310 of the 1,215 instructions a `key in bf` loop spent
-    /// per key, docs/bench-notes/2026-11-28.md).
+    /// and derived constants, which cost `key in bf` more than its probe
+    /// (docs/bench-notes/2026-11-28.md, "One key at a time").
     #[inline]
     pub fn contains_one<K: lesshash::Key + ?Sized>(
         &self,

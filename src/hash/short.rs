@@ -266,8 +266,7 @@ pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
 /// XXH3-128 of a key longer than 16 bytes, out of line: inlined into a
 /// caller that hashes keys of any length, `xxhash-rust`'s stripe loops
 /// made every call save and restore five registers, short keys included
-/// (a 16-byte key's one-key query: 97 instructions against 93 with this
-/// call, docs/bench-notes/2026-11-28.md).
+/// (docs/bench-notes/2026-11-28.md, "One key at a time").
 #[inline(never)]
 fn hash_long(bytes: &[u8], seed: u64) -> u128 {
     xxh3_128_with_seed(bytes, seed)
