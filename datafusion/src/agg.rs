@@ -133,7 +133,7 @@ impl AggregateUDFImpl for BloomAgg {
             .map_err(|e| DataFusionError::Execution(format!("{NAME}: {e}")))?;
         filter.set_key_kind(kind);
         let state = match expected_items {
-            Some(_) => State::Sized(filter),
+            Some(_) => State::Sized(Box::new(filter)),
             None => State::Spooled {
                 hashes: Vec::new(),
                 distinct: 0,
@@ -230,8 +230,10 @@ struct BloomAccumulator {
 
 #[derive(Debug)]
 enum State {
-    /// `expected_items` given: the filter itself.
-    Sized(BloomFilter),
+    /// `expected_items` given: the filter itself (boxed: a filter's
+    /// parameters and derived constants are a few hundred bytes, the
+    /// spool a few words).
+    Sized(Box<BloomFilter>),
     /// Sized at the end: the keys' hashes; the first `distinct` sorted
     /// and distinct, the rest appended since; and how many keys (not
     /// `NULL`) were inserted, which the filter's counter records.
