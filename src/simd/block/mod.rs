@@ -22,11 +22,14 @@
 /// split-block layout) as a const generic, so that the blocked probe
 /// compiles to its one multiply and shift. The chunk forms are one call
 /// into vector code per chunk, the per-key probe inlined in it (a call per
-/// key cost more than the probe); the fused single-key forms look the
-/// block up inside the vector function (the hash stays in the caller:
-/// inlined there, it is specialised to the key's length; called from the
-/// vector function, XXH3 ran its length dispatch and made the query
-/// slower, docs/bench-notes/2026-11-23.md, "Probe engine targets").
+/// key cost more than the probe). The single-key forms are one call from
+/// the key to the answer: `contains_key` / `insert_key` ([`KeyProbe`]'s)
+/// hash the key, look its block up and probe it in the vector function,
+/// generic over the key type so that the hash stays specialised to the
+/// key's length (taking the key's bytes instead, XXH3 ran its length
+/// dispatch there and made the query slower); `block_contains` /
+/// `block_insert` do the same from a hash the caller already has (the
+/// pre-hashed handles).
 #[cfg(target_arch = "x86_64")]
 macro_rules! intrinsics_probe {
     ($probe:ident, $features:literal) => {
