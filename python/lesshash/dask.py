@@ -1,7 +1,8 @@
 """Bloom filters built and applied across a Dask cluster.
 
 ``build`` fills one filter per worker process, each with the partitions
-that process read, and combines them by a tree of in-place unions. Every
+that process read, and combines them slice by slice (each process ORs one
+slice of every filter, all at once). Every
 partial filter has the same geometry (the same expected_items, fpr,
 layout, scheme and seed give the same bits and hashes), and union is
 bitwise OR, so the result is bit for bit the filter a single process would
@@ -143,12 +144,23 @@ def _union_all(*filters: BloomFilter) -> BloomFilter:
 # Each partition is added, where it was read, to a filter that the worker
 # process keeps for the build (_fill), so keys never move and each process
 # fills one filter however many partitions and threads it has. The filters
-# then travel once each, up a binary tree of in-place unions (_merge:
-# each holds two filters, not split_every). Every
-# filter carries the partitions it holds, with their key counts: one lost
-# with its worker (after its fills were done) shows as partitions no
-# filter holds, which are built again from the collection (pure tasks), so
-# the result is exactly the single-process filter, insert counter included.
+# are then combined by a reduce-scatter rather than a tree: with P
+# processes holding filters, the bit array is cut into P slices, slice j
+# of every filter goes to process j (_slice: a view of the bits, no copy),
+# which ORs them (_or_slices), and the client joins the P results. Every
+# byte of every filter crosses the network once and all processes send
+# and receive at once, where a tree of unions sends whole filters up
+# log2(P) levels one after the other (on 16 cores, 1e8 keys, the build did
+# not get faster beyond two workers that way: docs/bench-notes).
+#
+# Every slice carries the partitions its filter holds, with their key
+# counts. A process whose slices did not all arrive (lost with its worker
+# after its fills were done: a slice task rerun elsewhere finds no filter)
+# counts as holding nothing: its partitions are built again from the
+# collection (pure tasks) and OR-ed in. The slices of its filter that did
+# arrive hold only bits of those partitions' keys, which the rebuild sets
+# again (OR is idempotent), so the result is exactly the single-process
+# filter, insert counter included.
 
 # This process (a worker restarted at the same address is another one).
 _PROCESS = uuid.uuid4().hex
@@ -180,37 +192,54 @@ def _fill(part, token: str, params: tuple, number: int) -> tuple:
     return _PROCESS, address, number
 
 
-def _take(token: str, process: str) -> tuple:
-    """This process's filter for ``token`` and the partitions in it, handed
-    over and forgotten here; ``(None, {})`` in another process (the one
-    that filled it is gone)."""
-    if process != _PROCESS:
-        return None, {}
+def _slice_bounds(nbytes: int, j: int, count: int) -> tuple[int, int]:
+    """Slice ``j`` of ``count`` of a payload of ``nbytes`` (whole words):
+    whole 64-byte lines (the blocked layouts' blocks), the last slice to
+    the end."""
+    lines = nbytes // 64
+    return lines * j // count * 64, (nbytes if j == count - 1 else lines * (j + 1) // count * 64)
+
+
+def _slice(token: str, process: str, j: int, count: int) -> tuple:
+    """Slice ``j`` of ``count`` of this process's filter for ``token``, as
+    ``(process, bytes view, (header, {partition: key count}))``;
+    ``(process, None, None)`` in another process (the one that filled it is gone). The view
+    lends the filter's bits (no copy); the filter stays until ``_drop``."""
     with _LOCAL_LOCK:
-        entry = _LOCAL.pop(token, None)
-    return (None, {}) if entry is None else (entry[0], entry[1])
+        entry = _LOCAL.get(token) if process == _PROCESS else None
+    if entry is None or j in _LOSE_SLICES:
+        return process, None, None
+    bf, held = entry
+    header, payload = bf._frames()
+    bits = np.frombuffer(payload, dtype=np.uint8)
+    lo, hi = _slice_bounds(len(bits), j, count)
+    return process, bits[lo:hi], (header, dict(held))
 
 
-def _merge(*pieces: tuple) -> tuple:
-    """The union of ``(filter, counts)`` pieces, into the first filter in
-    place (each piece is one task's result with this task its only
-    dependent). The filter comes first in the result: Dask's serialiser
-    then sends it as frames, not as a pickle."""
-    out, counts = None, {}
-    for bf, held in pieces:
-        if bf is not None:
-            if out is None:
-                out = bf
-            else:
-                out |= bf
-        counts.update(held)
-    return out, counts
+def _or_slices(*pieces: tuple) -> tuple:
+    """The OR of one slice of every process's filter: ``(bytes or None,
+    {process: (header, {partition: key count})})`` for the processes whose
+    slice arrived."""
+    out, held = None, {}
+    for process, bits, counts in pieces:
+        if bits is None:
+            continue
+        if out is None:
+            out = np.array(bits, dtype=np.uint8)  # aligned, writable
+        else:
+            np.bitwise_or(out.view(np.uint64), np.asarray(bits, dtype=np.uint8).view(np.uint64),
+                          out=out.view(np.uint64))
+        held[process] = counts
+    return out, held
 
 
 def _drop(token: str) -> None:
     with _LOCAL_LOCK:
         _LOCAL.pop(token, None)
 
+
+# Test hook: slice numbers this process answers as lost (set on a worker).
+_LOSE_SLICES: set = set()
 
 # Test hook: called with (client, token) once every partition is in a
 # worker's filter, before the filters are collected.
@@ -223,6 +252,8 @@ def _build_on_workers(client, parts, params: tuple) -> BloomFilter:
         delayed(_fill, pure=False)(part, token, params, i, dask_key_name=f"lesshash-fill-{token}-{i}")
         for i, part in enumerate(parts)
     ]
+    # The payload's length (the format's, padding included).
+    nbytes = memoryview(_empty(*params)._frames()[1]).nbytes
     try:
         filled = client.compute(fills)
         placed = sorted({(proc, addr) for proc, addr, _ in client.gather(filled)}, key=str)
@@ -231,27 +262,45 @@ def _build_on_workers(client, parts, params: tuple) -> BloomFilter:
         del filled
         if _AFTER_FILL is not None:
             _AFTER_FILL(client, token)
-        level = [
-            client.submit(
-                _take, token, proc, key=f"lesshash-take-{token}-{j}", pure=False,
-                workers=[addr] if addr else None, allow_other_workers=True,
-            )
-            for j, (proc, addr) in enumerate(placed)
+        count = len(placed)
+        where = [dict(workers=[addr], allow_other_workers=True) if addr else {}
+                 for _, addr in placed]
+        slices = [
+            [client.submit(_slice, token, proc, j, count, key=f"lesshash-slice-{token}-{i}-{j}",
+                           pure=False, **where[i])
+             for j in range(count)]
+            for i, (proc, _) in enumerate(placed)
         ]
-        depth = 0
-        while len(level) > 1:
-            depth += 1
-            level = [
-                client.submit(_merge, *level[i : i + 2],
-                              key=f"lesshash-merge-{token}-{depth}-{i}", pure=False)
-                for i in range(0, len(level), 2)
-            ]
-        bf, counts = level[0].result()
-        del level
+        ored = [
+            client.submit(_or_slices, *[slices[i][j] for i in range(count)],
+                          key=f"lesshash-or-{token}-{j}", pure=False, **where[j])
+            for j in range(count)
+        ]
+        del slices
+        results = client.gather(ored)
+        del ored
     finally:
-        # Filters not handed over (an error, an interrupt, a worker's
-        # filter that a lost take left behind) are dropped.
+        # Filters not collected (an error, an interrupt, a worker's filter
+        # that a lost slice task left behind) are dropped.
         client.run(_drop, token)
+    # A process counts only if every slice of its filter arrived.
+    complete = sorted(set.intersection(*(set(held) for _, held in results)) if results else ())
+    counts: dict = {}
+    headers = [results[0][1][process][0] for process in complete]
+    for process in complete:
+        counts.update(results[0][1][process][1])
+    bf = None
+    if complete:
+        payload = np.empty(nbytes, dtype=np.uint8)
+        for j, (bits, _) in enumerate(results):
+            lo, hi = _slice_bounds(nbytes, j, len(results))
+            payload[lo:hi] = bits
+        del results
+        # The key kind of the union of the filters, the insert counter of
+        # their partitions (one held by two filters counted once).
+        bf = BloomFilter._from_frames(headers[0], payload, insert_calls=sum(counts.values()),
+                                      union_of=headers[1:])
+        del payload
     missing = [i for i in range(len(parts)) if i not in counts]
     if missing or bf is None:
         rebuilt = client.compute(
@@ -262,10 +311,8 @@ def _build_on_workers(client, parts, params: tuple) -> BloomFilter:
             bf = rebuilt
         else:
             bf |= rebuilt
-    else:
-        calls = sum(counts.values())
-    if bf.insert_calls != calls:  # a partition held by two filters
-        bf._set_insert_calls(calls)
+        if bf.insert_calls != calls:  # the union adds both counters
+            bf._set_insert_calls(calls)
     return bf
 
 
@@ -305,9 +352,11 @@ def build(
     ``expected_items``, and adds every partition it reads to it, where it
     was read: keys never move, and a process allocates, fills and sends one
     filter however many partitions and threads it has. The filters are then
-    OR-ed together in place, two at a time (a union holds two filters,
-    where a wider one would gather more on one worker), each sent once. A
-    worker lost before its filter was collected loses nothing: its
+    OR-ed slice by slice: with P processes, each ORs one P-th of the bit
+    array of every filter, all at once, and this process joins the P
+    results (each byte of each filter sent once; the client receives one
+    filter's worth). A worker lost before its filter was collected loses
+    nothing: its
     partitions are read and added again, so the result is always the
     filter a single process would build from all the keys, bit for bit.
 

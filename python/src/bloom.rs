@@ -683,13 +683,33 @@ impl BloomFilter {
     /// the header verified (its checksum and fields), the payload's length
     /// and padding checked, the bits copied once. ``ValueError`` names
     /// what is wrong.
+    ///
+    /// For a payload that is the OR of several filters' bits
+    /// (``lesshash.dask.build`` joins slices of many): ``union_of``, their
+    /// headers, gives the key kind a union of them would have, and
+    /// ``insert_calls`` replaces the header's insert counter (the caller
+    /// counts partitions held by two filters once).
     #[classmethod]
+    #[pyo3(signature = (header, payload, insert_calls=None, union_of=Vec::new()))]
     fn _from_frames(
         _cls: &Bound<'_, PyType>,
         header: &Bound<'_, PyAny>,
         payload: &Bound<'_, PyAny>,
+        insert_calls: Option<u64>,
+        union_of: Vec<Bound<'_, PyAny>>,
     ) -> PyResult<BloomFilter> {
-        let header = with_received(header, "header", <[u8]>::to_vec)?;
+        let mut header = with_received(header, "header", <[u8]>::to_vec)?;
+        if insert_calls.is_some() || !union_of.is_empty() {
+            let mut parsed = Header::parse(&header).map_err(to_py)?;
+            for other in &union_of {
+                let other = with_received(other, "union_of", Header::parse)?;
+                parsed.key_kind = parsed.key_kind.combine(other.map_err(to_py)?.key_kind);
+            }
+            if let Some(calls) = insert_calls {
+                parsed.insert_calls = calls;
+            }
+            header = parsed.to_bytes().to_vec();
+        }
         with_received(payload, "payload", |p| {
             lesshash::BloomFilter::from_header_and_payload(&header, p)
         })?

@@ -377,6 +377,29 @@ def test_damaged_frames_are_refused_by_name():
     assert BloomFilter._from_frames(header, shifted) == BloomFilter(1000, 0.01)
 
 
+def test_frames_joined_from_several_filters_take_the_unions_kind_and_count():
+    """``_from_frames(..., insert_calls=, union_of=)``, what the distributed
+    build joins its slices with: the key kind a union of the filters would
+    have, the given insert counter, the bits as given."""
+    ints, text, empty = (BloomFilter(1000, 0.01) for _ in range(3))
+    ints.add_many(np.arange(10, dtype=np.int64))
+    text.add_many(["a", "b"])
+    union = ints.copy()
+    union |= text
+    header, payload = union._frames()
+    for first, others, kind in [(ints, [text], "mixed"), (empty, [ints], "int64"),
+                                (text, [empty], "text"), (ints, [], "int64")]:
+        joined = BloomFilter._from_frames(first._frames()[0], payload, insert_calls=7,
+                                          union_of=[o._frames()[0] for o in others])
+        assert (joined.key_kind, joined.insert_calls) == (kind, 7)
+        assert joined.to_bytes()[64:-8] == union.to_bytes()[64:-8]
+    assert union.key_kind == "mixed"
+    bad = bytearray(header)
+    bad[33] ^= 1
+    with pytest.raises(ValueError, match="header_checksum"):
+        BloomFilter._from_frames(header, payload, union_of=[bytes(bad)])
+
+
 def test_a_mapped_filter_sends_its_file_contents(tmp_path):
     bf = BloomFilter(10_000, 0.01)
     bf.add_many(["a", "b"])

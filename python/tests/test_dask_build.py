@@ -1,7 +1,8 @@
 """lesshash.dask.build, both ways it runs:
 
 * on a distributed client (``compute=True``): one filter per worker
-  process, filled where the partitions were read, collected once each;
+  process, filled where the partitions were read, combined slice by slice
+  (a reduce-scatter: each process ORs one slice of every filter);
   bit for bit the one-process filter (insert counter included) for any
   number of workers, threads and partitions, also when a worker's filter
   is lost before it was collected;
@@ -100,9 +101,8 @@ def _task_counts(client, run) -> dict:
 def test_one_filter_per_worker_process_and_the_same_bits(workers, threads):
     """For 1, 2 and 3 worker processes and 1, 8 and 43 partitions: the
     filter of one process, bit for bit (header and insert counter too);
-    one filter per process that read partitions (``_take``), never one
-    per partition or per thread, and every worker's filter handed over
-    and forgotten."""
+    one filter per process that read partitions, never one per partition
+    or per thread, and every worker's filter forgotten once combined."""
     ref = reference()
     with distributed.LocalCluster(
         n_workers=workers, threads_per_worker=threads, processes=True, dashboard_address=None
@@ -115,7 +115,11 @@ def test_one_filter_per_worker_process_and_the_same_bits(workers, threads):
             )
             assert bf.to_bytes() == ref.to_bytes(), (workers, partitions)
             assert counts["lesshash-fill"] == partitions, counts
-            assert 1 <= counts["lesshash-take"] <= min(workers, partitions), counts
+            # P processes hold filters: each cut into P slices, slice j of
+            # every filter OR-ed by one task (the reduce-scatter).
+            procs = counts["lesshash-or"]
+            assert 1 <= procs <= min(workers, partitions), counts
+            assert counts["lesshash-slice"] == procs * procs, counts
             assert "build_partitions" not in counts, counts
             held = client.run(lambda: len(ld._LOCAL))
             assert set(held.values()) == {0}, held
@@ -138,6 +142,35 @@ def test_a_filter_lost_before_collection_is_rebuilt(dask_client, monkeypatch):
     bf, counts = _task_counts(dask_client, lambda: ld.build(series, N, 0.01, seed=5))
     assert restarted
     assert bf.to_bytes() == reference().to_bytes()
+    assert counts.get("build_partitions") == 1, counts
+
+
+def test_a_filter_with_some_slices_lost_is_rebuilt(dask_client, monkeypatch):
+    """A process whose filter arrived in part (one slice lost, as when its
+    worker dies between slice tasks): its partitions are built again and
+    OR-ed in, its slices that did arrive change nothing (they hold only
+    bits of those keys), and the result is the one-process filter."""
+    series = dd.from_array(keys(), chunksize=math.ceil(N / 10))
+
+    def lose_slice_one(client, token):
+        holders = [w for w, n in client.run(lambda: len(ld._LOCAL)).items() if n]
+        assert len(holders) == 2, holders
+
+        def lose():
+            ld._LOSE_SLICES.add(1)
+
+        client.run(lose, workers=holders[:1])
+
+    def restore():
+        ld._LOSE_SLICES.clear()
+
+    monkeypatch.setattr(ld, "_AFTER_FILL", lose_slice_one)
+    try:
+        bf, counts = _task_counts(dask_client, lambda: ld.build(series, N, 0.01, seed=5))
+    finally:
+        dask_client.run(restore)
+    assert bf.to_bytes() == reference().to_bytes()
+    assert bf.insert_calls == N
     assert counts.get("build_partitions") == 1, counts
 
 
