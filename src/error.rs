@@ -1,6 +1,9 @@
-//! The crate's one error type.
+//! The crate's error types.
 //!
-//! Every fallible operation in lesshash returns [`Error`]. Each variant's
+//! Every fallible operation in lesshash returns [`Error`]; a file or byte
+//! buffer that does not parse says why in its [`FormatError`] variant, and
+//! a name that is not a layout, scheme, kernel or key kind is a
+//! [`ParseNameError`]. Each variant's
 //! message names the parameter or field at fault, so that a message printed by a
 //! pipeline is enough to find the cause without a debugger.
 

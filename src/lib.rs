@@ -40,7 +40,7 @@
 //!   cache-line-blocked `Blocked` and `SplitBlock` (one 512-bit block per
 //!   key, sized by the blocked formula [`rates::blocked_fpr`]).
 //! * [`Kernel`]: the vector code a filter runs (scalar oracle, portable
-//!   `wide`, AVX2 chosen at run time; [`kernel_name`]); it changes speed,
+//!   `wide`, AVX2 chosen at run time, AVX-512 on request; [`kernel_name`]); it changes speed,
 //!   never answers. [`Prefetch`]: the batch paths' prefetching.
 //! * [`Key`]: how keys become bytes, hashed by one XXH3-128 ([`hash_key`],
 //!   [`hash_batch`]). Keys hash identically on every platform, so a
