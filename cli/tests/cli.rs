@@ -2246,6 +2246,170 @@ fn a_bad_int_key_names_the_file_and_line() {
 /// Spark's class may hold (`SparkBloomFilter`, checked against Spark's own
 /// answers in tests/spark.rs): `--keys int` as longs, text as bytes, on one
 /// thread and on two; `--invert` keeps the rest.
+/// `build --output-format spark-v2` makes the bytes a real Spark's
+/// `df.stat.bloomFilter(col, n, 0.03)` made (tests/data/spark, its long and
+/// string cases: Spark 4.3's default version 2, seed 0), from a file, from
+/// stdin without --items, and from a CSV column; version 1 and a seed give
+/// the library's filter of the same sizing and keys; the options that do
+/// not apply are refused by name.
+#[test]
+fn build_writes_spark_filters() {
+    use lesshash::spark::{SparkBloomFilter, SparkVersion};
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/spark");
+    let cases: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("cases.json")).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, kind) in [("stat_long", "int"), ("stat_string", "text")] {
+        let case = cases["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap();
+        let keys: Vec<String> = case["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| match k {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        let n = keys.len().to_string();
+        let golden = std::fs::read(data.join(format!("{name}.bin"))).unwrap();
+        let input = dir.path().join(format!("{name}.txt"));
+        write_lines(&input, keys.iter().cloned());
+        let out = dir.path().join(format!("{name}.bin"));
+        let common = [
+            "--keys",
+            kind,
+            "--fpr",
+            "0.03",
+            "--output-format",
+            "spark-v2",
+        ];
+        let file = [
+            &["build", "-i", input.to_str().unwrap(), "--items", &n][..],
+            &common[..],
+            &["-o", out.to_str().unwrap()][..],
+        ]
+        .concat();
+        for threads in ["1", "2"] {
+            let o = lesshash(&[&file[..], &["-t", threads]].concat());
+            assert!(o.status.success(), "{name}: {}", stderr(&o));
+            assert!(
+                stderr(&o).contains("Spark's Bloom filter version 2"),
+                "{}",
+                stderr(&o)
+            );
+            assert_eq!(std::fs::read(&out).unwrap(), golden, "{name} -t {threads}");
+        }
+        // stdin, counted as it is read (the keys spooled, not their hashes).
+        let body: String = keys.iter().map(|k| format!("{k}\n")).collect();
+        let piped = [&["build", "-o", out.to_str().unwrap()][..], &common[..]].concat();
+        let o = lesshash_stdin(&piped, body.as_bytes());
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(std::fs::read(&out).unwrap(), golden, "{name} from stdin");
+        // A CSV column.
+        let csv = dir.path().join(format!("{name}.csv"));
+        let rows: String = keys
+            .iter()
+            .map(|k| format!("x,\"{}\"\n", k.replace('"', "\"\"")))
+            .collect();
+        std::fs::write(&csv, format!("other,key\n{rows}")).unwrap();
+        let o = lesshash(
+            &[
+                &["build", "-i", csv.to_str().unwrap(), "--column", "key"][..],
+                &common[..],
+                &["-o", out.to_str().unwrap()][..],
+            ]
+            .concat(),
+        );
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(std::fs::read(&out).unwrap(), golden, "{name} from CSV");
+    }
+    // Version 1, and version 2 with a seed: the library's filter of Spark's
+    // sizing for the same keys.
+    let ints: Vec<i64> = (0..3000i64)
+        .map(|i| i * 7_919_993 - 11_000_000_000)
+        .collect();
+    let input = dir.path().join("ints.txt");
+    write_lines(&input, ints.iter().map(i64::to_string));
+    let out = dir.path().join("ints.bin");
+    for (format, version, seed) in [
+        ("spark-v1", SparkVersion::V1, None),
+        ("spark-v2", SparkVersion::V2, Some(4_294_967_289u64)),
+    ] {
+        let mut args = vec![
+            "build".to_string(),
+            "-i".into(),
+            input.to_str().unwrap().into(),
+            "--keys".into(),
+            "int".into(),
+            "--fpr".into(),
+            "0.01".into(),
+            "--output-format".into(),
+            format.into(),
+            "-o".into(),
+            out.to_str().unwrap().into(),
+        ];
+        if let Some(seed) = seed {
+            args.extend(["--seed".into(), seed.to_string()]);
+        }
+        let o = lesshash(&args);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        let sized = SparkBloomFilter::with_fpp(version, 3000, 0.01).unwrap();
+        let mut want = SparkBloomFilter::with_bits(
+            version,
+            sized.num_bits(),
+            sized.num_hashes(),
+            seed.map_or(0, |s| s as u32 as i32),
+        )
+        .unwrap();
+        ints.iter().for_each(|&k| want.insert_long(k));
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            want.to_spark_bytes(),
+            "{format}"
+        );
+        assert_eq!(want.seed(), if seed.is_some() { -7 } else { 0 });
+    }
+    // What does not apply is refused by name, before the output is made.
+    let base = [
+        "build",
+        "-i",
+        input.to_str().unwrap(),
+        "--keys",
+        "int",
+        "--fpr",
+        "0.01",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    for (extra, needle) in [
+        (
+            &["--output-format", "spark-v1", "--seed", "5"][..],
+            "version 1 has no seed",
+        ),
+        (
+            &["--output-format", "spark-v2", "--seed", "4294967296"][..],
+            "--seed 4294967296 is not a Spark seed",
+        ),
+        (
+            &["--output-format", "spark-v2", "--layout", "classic"][..],
+            "--layout and --scheme do not apply",
+        ),
+        (
+            &["--output-format", "spark-v2", "--scheme", "double"][..],
+            "--layout and --scheme do not apply",
+        ),
+        (&["--output-format", "spark-v3"][..], "spark-v3"),
+    ] {
+        let o = lesshash(&[&base[..], extra].concat());
+        assert_error(&o, &[needle]);
+    }
+}
+
 #[test]
 fn filter_with_a_spark_filter() {
     use lesshash::spark::SparkBloomFilter;

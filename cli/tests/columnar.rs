@@ -1229,6 +1229,60 @@ fn info_shows_the_key_kind() {
 /// keeps are those whose key Spark's class may hold (`SparkBloomFilter`),
 /// an int64 column asked as longs and a string column as bytes, nulls
 /// dropped, the schema kept.
+/// `build --output-format spark-v2` from Parquet columns: integers as
+/// longs, strings as their bytes, nulls skipped (the summary counts them),
+/// sized by the footer's count less the nulls; the library's filter of
+/// Spark's sizing for the same keys, bit for bit, on one and two threads.
+#[test]
+fn parquet_built_into_a_spark_filter() {
+    use lesshash::spark::{SparkBloomFilter, SparkVersion};
+    let dir = Dir::new();
+    let ev = events(5000);
+    write_parquet(&dir.path("events.parquet"), &ev, 700, Compression::SNAPPY);
+    let users = ev.column(1).as_any().downcast_ref::<Int64Array>().unwrap();
+    let names = ev.column(2).as_any().downcast_ref::<StringArray>().unwrap();
+    let ids: Vec<i64> = users.iter().flatten().collect();
+    let nulls = users.null_count();
+    assert!(nulls > 0);
+    for (column, keys) in [("user_id", ids.len()), ("name", names.len())] {
+        let mut want = SparkBloomFilter::with_fpp(SparkVersion::V2, keys as u64, 0.01).unwrap();
+        match column {
+            "user_id" => ids.iter().for_each(|&k| want.insert_long(k)),
+            _ => names.iter().flatten().for_each(|k| want.insert_str(k)),
+        }
+        for threads in ["1", "2"] {
+            let o = lesshash(&[
+                "build",
+                "-i",
+                &dir.s("events.parquet"),
+                "--column",
+                column,
+                "--fpr",
+                "0.01",
+                "--output-format",
+                "spark-v2",
+                "-t",
+                threads,
+                "-o",
+                &dir.s("f.bin"),
+            ]);
+            assert_ok(&o);
+            if column == "user_id" {
+                assert!(
+                    stderr(&o).contains(&format!("{nulls} null keys skipped")),
+                    "{}",
+                    stderr(&o)
+                );
+            }
+            assert_eq!(
+                std::fs::read(dir.path("f.bin")).unwrap(),
+                want.to_spark_bytes(),
+                "{column} -t {threads}"
+            );
+        }
+    }
+}
+
 #[test]
 fn parquet_filtered_by_a_spark_filter() {
     use lesshash::spark::SparkBloomFilter;

@@ -6,12 +6,13 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use lesshash::spark::{SparkBloomFilter, SparkVersion};
 use lesshash::{BloomFilter, Layout, Scheme};
 
 use crate::columnar::{Columnar, Feed, rewound};
 use crate::input::{
-    BadKey, Chunks, Format, InputArgs, KeySpec, at_line, count_lines, encode_keys, for_each_line,
-    recycle, strip_eol, with_keys,
+    BadKey, Chunks, Encoded, Format, InputArgs, KeySpec, at_line, count_lines, encode_keys,
+    for_each_line, recycle, strip_eol, with_keys,
 };
 use crate::output::{Output, input_id};
 use crate::parallel::Blocks;
@@ -46,8 +47,8 @@ pub(crate) struct Args {
 
     /// Filter layout (default: the library's, `blocked`: one cache line
     /// per key; see docs/bench-notes/2026-11-23.md, "Defaults").
-    #[arg(long, value_name = "LAYOUT", default_value = "blocked", value_parser = crate::layout_parser())]
-    layout: Layout,
+    #[arg(long, value_name = "LAYOUT", value_parser = crate::layout_parser())]
+    layout: Option<Layout>,
 
     /// Index scheme (`enhanced` is `enhanced-cube`; default: the layout's,
     /// `double` for the blocked layouts, `enhanced-cube` for classic and
@@ -66,6 +67,42 @@ pub(crate) struct Args {
     /// of its own. The filter is the same for any count.
     #[arg(long, short = 't', value_name = "T", default_value_t = 0)]
     threads: usize,
+
+    /// The filter file's format: `lesshash`, or Spark's Bloom filter
+    /// (`org.apache.spark.util.sketch.BloomFilter`, as its `writeTo`
+    /// writes and `readFrom` reads) in version 2 (`spark-v2`, Spark 4.1's
+    /// default: 64-bit index arithmetic and a seed) or 1 (`spark-v1`).
+    /// Spark's filters are sized by Spark's rule for --items and --fpr
+    /// (what `df.stat.bloomFilter(col, n, fpp)` makes); `--keys int`
+    /// inserts longs (`putLong`), text keys their UTF-8 bytes
+    /// (`putString`), Parquet and Arrow columns as Spark encodes their
+    /// types; --seed is version 2's 32-bit seed (default 0); --layout and
+    /// --scheme do not apply. Spark's insert runs on one thread.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Lesshash)]
+    output_format: OutputFormat,
+}
+
+/// `--output-format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OutputFormat {
+    /// lesshash's format (docs/format.md).
+    Lesshash,
+    /// Spark's Bloom filter, version 1.
+    #[value(name = "spark-v1")]
+    SparkV1,
+    /// Spark's Bloom filter, version 2.
+    #[value(name = "spark-v2")]
+    SparkV2,
+}
+
+impl OutputFormat {
+    fn spark(self) -> Option<SparkVersion> {
+        match self {
+            OutputFormat::Lesshash => None,
+            OutputFormat::SparkV1 => Some(SparkVersion::V1),
+            OutputFormat::SparkV2 => Some(SparkVersion::V2),
+        }
+    }
 }
 
 impl Args {
@@ -86,6 +123,16 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
         false,
     )?;
     let format = args.input.detect()?;
+    if let Some(version) = args.output_format.spark() {
+        let name = args.output_format_name();
+        if args.layout.is_some() || args.scheme.is_some() {
+            anyhow::bail!(
+                "--layout and --scheme do not apply to --output-format {name}: Spark's filter \
+                 is a flat bit array with its own index scheme"
+            );
+        }
+        crate::spark::seed(version, args.seed)?;
+    }
     let threads = crate::parallel::thread_count(args.threads);
     let pool = crate::parallel::pool(threads, "insert")?;
     let job = Job {
@@ -105,7 +152,7 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     // The filter's seed and scheme, as the builder below chooses them: a
     // stream's keys are hashed before the filter exists.
     let seed = args.seed.unwrap_or(lesshash::DEFAULT_SEED);
-    let scheme = args.scheme.unwrap_or(args.layout.default_scheme());
+    let scheme = args.scheme.unwrap_or(args.layout().default_scheme());
 
     // Pass one when --items is absent: count the lines. A regular file is
     // read twice. A stream (stdin, a pipe, a FIFO) is read once: its keys'
@@ -120,7 +167,8 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
                 .with_context(|| format!("cannot read input {name}"))?;
             (n, Pending::Input(args.input.open()?))
         }
-        None if !scheme.is_two_hash() => {
+        // Spark's filter takes the keys themselves, as `Independent` does.
+        None if !scheme.is_two_hash() || args.output_format.spark().is_some() => {
             let bar = crate::progress(quiet, None, "read");
             let (n, spool) = spool_input(args.input.open()?, &name, &bar)?;
             bar.finish_and_clear();
@@ -143,28 +191,34 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
         }
     };
 
-    let filter = args
-        .builder(items, spec.keys().kind())
-        .build()
-        .map_err(build_error)?;
-    debug_assert_eq!((filter.seed(), filter.scheme()), (seed, scheme));
-
-    let (filter, keys, skipped) = match pending {
-        Pending::Input(reader) => {
+    let (filter, keys, skipped) = match (args.filling(items, spec.keys().kind())?, pending) {
+        (Filling::Spark(mut filter), Pending::Input(reader)) => {
             let bar = crate::progress(quiet, args.input.len(), "build");
-            let built = match &pool {
-                None => insert_all(filter, reader, spec, &name, &bar),
-                Some(pool) => insert_parallel(filter, reader, spec, &name, &bar, pool, threads),
+            let mut ints = Vec::new();
+            let (n, skipped) = cut_all(reader, spec, &name, &bar, |keys| {
+                crate::spark::insert_keys(&mut filter, spec.encode(keys, &mut ints)?);
+                Ok(())
+            })?;
+            bar.finish_and_clear();
+            (Filling::Spark(filter), n, skipped)
+        }
+        (Filling::Spark(_), Pending::Hashes(..)) => unreachable!("Spark's build spools keys"),
+        (Filling::Lesshash(filter), Pending::Input(reader)) => {
+            debug_assert_eq!((filter.seed(), filter.scheme()), (seed, scheme));
+            let bar = crate::progress(quiet, args.input.len(), "build");
+            let (filter, n, skipped) = match &pool {
+                None => insert_all(*filter, reader, spec, &name, &bar),
+                Some(pool) => insert_parallel(*filter, reader, spec, &name, &bar, pool, threads),
             }?;
             bar.finish_and_clear();
-            built
+            (Filling::Lesshash(Box::new(filter)), n, skipped)
         }
-        Pending::Hashes(spool, skipped) => {
+        (Filling::Lesshash(filter), Pending::Hashes(spool, skipped)) => {
             let keys = spool.len();
             let bar = crate::progress_count(quiet, keys, "insert");
-            let filter = insert_spooled(filter, spool, pool.as_ref(), &bar)?;
+            let filter = insert_spooled(*filter, spool, pool.as_ref(), &bar)?;
             bar.finish_and_clear();
-            (filter, keys, skipped)
+            (Filling::Lesshash(Box::new(filter)), keys, skipped)
         }
     };
 
@@ -191,7 +245,7 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
 /// went in than it was sized for).
 fn finish(
     output: Output,
-    filter: &BloomFilter,
+    filter: &Filling,
     keys: u64,
     items: u64,
     skipped: Option<String>,
@@ -199,18 +253,40 @@ fn finish(
     start: Instant,
 ) -> Result<ExitCode> {
     let out_name = output.name().to_string();
-    output.write_filter(filter)?;
-
-    let mut tail = format!(
-        " -> {} ({} bytes, {}, {}, k = {}, {} keys, expected FPR now {:.4}%)",
-        out_name,
-        filter.serialized_len(),
-        filter.layout().name(),
-        filter.scheme().name(),
-        filter.num_hashes(),
-        filter.key_kind(),
-        100.0 * filter.expected_fpr()
-    );
+    let mut tail = match filter {
+        Filling::Lesshash(filter) => {
+            output.write_filter(filter)?;
+            format!(
+                " -> {} ({} bytes, {}, {}, k = {}, {} keys, expected FPR now {:.4}%)",
+                out_name,
+                filter.serialized_len(),
+                filter.layout().name(),
+                filter.scheme().name(),
+                filter.num_hashes(),
+                filter.key_kind(),
+                100.0 * filter.expected_fpr()
+            )
+        }
+        Filling::Spark(filter) => {
+            let bytes = filter.to_spark_bytes();
+            let what = format!("cannot write {out_name}");
+            output.write_with(|w| w.write_all(&bytes).context(what))?;
+            format!(
+                " -> {} ({} bytes, Spark's Bloom filter version {}, seed {}, k = {}, {} bits, \
+                 expected FPR now {:.4}%)",
+                out_name,
+                bytes.len(),
+                match filter.version() {
+                    SparkVersion::V1 => 1,
+                    SparkVersion::V2 => 2,
+                },
+                filter.seed(),
+                filter.num_hashes(),
+                filter.num_bits(),
+                100.0 * filter.expected_fpr(keys)
+            )
+        }
+    };
     if let Some(skipped) = skipped {
         tail += &skipped;
     }
@@ -225,16 +301,73 @@ fn finish(
 }
 
 impl Args {
-    /// The filter's builder: `items` keys, the options' parameters, keys of
-    /// `kind` (recorded in the file).
-    fn builder(&self, items: u64, kind: lesshash::KeyKind) -> lesshash::Builder {
-        BloomFilter::builder()
-            .expected_items(items)
-            .fpr(self.fpr)
-            .layout(self.layout)
-            .seed(self.seed.unwrap_or(lesshash::DEFAULT_SEED))
-            .scheme(self.scheme.unwrap_or(self.layout.default_scheme()))
-            .key_kind(kind)
+    fn layout(&self) -> Layout {
+        self.layout.unwrap_or(Layout::Blocked)
+    }
+
+    fn output_format_name(&self) -> String {
+        use clap::ValueEnum;
+        self.output_format
+            .to_possible_value()
+            .map_or_else(String::new, |v| v.get_name().to_string())
+    }
+
+    /// The empty filter for `items` keys of `kind`: lesshash's, from the
+    /// options' parameters (the kind recorded in the file), or Spark's by
+    /// Spark's sizing.
+    fn filling(&self, items: u64, kind: lesshash::KeyKind) -> Result<Filling> {
+        match self.output_format.spark() {
+            None => BloomFilter::builder()
+                .expected_items(items)
+                .fpr(self.fpr)
+                .layout(self.layout())
+                .seed(self.seed.unwrap_or(lesshash::DEFAULT_SEED))
+                .scheme(self.scheme.unwrap_or(self.layout().default_scheme()))
+                .key_kind(kind)
+                .build()
+                .map(|f| Filling::Lesshash(Box::new(f)))
+                .map_err(build_error),
+            Some(version) => crate::spark::create(version, items, self.fpr, self.seed)
+                .map(Filling::Spark)
+                .map_err(build_error),
+        }
+    }
+}
+
+/// The filter a build fills: lesshash's, or Spark's (`--output-format`).
+/// (lesshash's is boxed: it carries its one-key route and hash constants.)
+enum Filling {
+    Lesshash(Box<BloomFilter>),
+    Spark(SparkBloomFilter),
+}
+
+impl Filling {
+    /// Inserts a batch of cut keys, on `pool` when there is one (Spark's
+    /// insert runs on the calling thread).
+    fn insert_keys(&mut self, keys: Encoded<'_>, pool: Option<&rayon::ThreadPool>) {
+        match self {
+            Filling::Lesshash(f) => with_keys!(keys, |k| match pool {
+                Some(pool) => pool.install(|| f.par_insert_batch(k)),
+                None => f.insert_batch(k),
+            }),
+            Filling::Spark(f) => crate::spark::insert_keys(f, keys),
+        }
+    }
+
+    /// Inserts an Arrow column's keys (nulls skipped), on `pool` when there
+    /// is one (not Spark's).
+    fn insert_array(
+        &mut self,
+        column: &dyn arrow_array::Array,
+        pool: Option<&rayon::ThreadPool>,
+    ) -> Result<lesshash::arrow::ArrayInsert, lesshash::Error> {
+        match self {
+            Filling::Lesshash(f) => match pool {
+                Some(pool) => pool.install(|| f.par_insert_array(column)),
+                None => f.insert_array(column),
+            },
+            Filling::Spark(f) => f.insert_array(column),
+        }
     }
 }
 
@@ -264,22 +397,16 @@ impl Job<'_> {
                 None => src.count_keys(&key)?,
             },
         };
-        let mut filter = self
-            .args
-            .builder(items, key.kind)
-            .build()
-            .map_err(build_error)?;
+        let mut filter = self.args.filling(items, key.kind)?;
         let bar = crate::progress_count(self.quiet, items, "build");
         let feed = Feed::new(src.batches(Some(key.index))?, self.pool.is_some())?;
         let (mut keys, mut nulls) = (0u64, 0u64);
         for batch in feed {
             let (_, batch) = batch?;
             let column = batch.column(0);
-            let done = match self.pool {
-                Some(pool) => pool.install(|| filter.par_insert_array(column.as_ref())),
-                None => filter.insert_array(column.as_ref()),
-            }
-            .with_context(|| format!("cannot insert {}", key.describe(&src.name)))?;
+            let done = filter
+                .insert_array(column.as_ref(), self.pool)
+                .with_context(|| format!("cannot insert {}", key.describe(&src.name)))?;
             keys += done.inserted as u64;
             nulls += done.nulls as u64;
             bar.inc(done.inserted as u64);
@@ -330,11 +457,7 @@ impl Job<'_> {
                 (count(&file)?, Box::new(rewound(&file)?))
             }
         };
-        let mut filter = self
-            .args
-            .builder(items, keys_as.kind())
-            .build()
-            .map_err(build_error)?;
+        let mut filter = self.args.filling(items, keys_as.kind())?;
         let mut csv = crate::csv::open(reader, input)?;
         let bar = crate::progress_count(self.quiet, items, "build");
         let mut batch = crate::csv::Batch::new(false);
@@ -342,13 +465,10 @@ impl Job<'_> {
         let mut ints = Vec::new();
         let mut flush = |batch: &mut crate::csv::Batch| -> Result<()> {
             let cut = batch.keys();
-            with_keys!(
+            filter.insert_keys(
                 encode_keys(keys_as, &cut, &mut ints)
                     .with_context(|| format!("cannot read the keys of {name}"))?,
-                |k| match self.pool {
-                    Some(pool) => pool.install(|| filter.par_insert_batch(k)),
-                    None => filter.insert_batch(k),
-                }
+                self.pool,
             );
             keys += cut.len() as u64;
             skipped += batch.keyless();

@@ -1,6 +1,6 @@
 //! Spark's Bloom filter files (`lesshash::spark`) where the command line
 //! takes a filter: `info` shows one, `query` and `filter` ask it, `merge`
-//! combines them. Told apart from a lesshash file by their first four
+//! combines them, `build --output-format spark-v1|spark-v2` makes one. Told apart from a lesshash file by their first four
 //! bytes (Spark's big-endian version, 1 or 2; a lesshash file starts with
 //! 0x89).
 
@@ -86,6 +86,54 @@ pub(crate) fn contains(f: &SparkBloomFilter, key: &[u8], kind: Keys) -> Option<b
         Keys::Text => f.contains_bytes(key),
         Keys::Int => f.contains_long(i64::from_le_bytes(int_key(key)?)),
     })
+}
+
+/// `--seed` for a Spark filter of `version`: version 2's 32-bit seed
+/// (default 0, as Spark's `create`), none for version 1.
+pub(crate) fn seed(version: SparkVersion, seed: Option<u64>) -> Result<i32> {
+    let Some(seed) = seed else { return Ok(0) };
+    // `--seed` parses as a u64 (a negative decimal is refused there): an
+    // int's bit pattern from 0 to 2^32 - 1 is Spark's seed.
+    let seed = u32::try_from(seed).map(|s| s as i32).map_err(|_| {
+        anyhow::anyhow!(
+            "--seed {seed} is not a Spark seed: Spark's seed is a 32-bit int (0 to \
+                 4294967295, the int's bits)"
+        )
+    })?;
+    if version == SparkVersion::V1 && seed != 0 {
+        anyhow::bail!("--seed applies to --output-format spark-v2 only: version 1 has no seed");
+    }
+    Ok(seed)
+}
+
+/// The empty Spark filter `build` fills: Spark's sizing for `items` keys
+/// at `fpp` (`BloomFilter.create(version, n, optimalNumOfBits(n, fpp),
+/// seed)`).
+pub(crate) fn create(
+    version: SparkVersion,
+    items: u64,
+    fpp: f64,
+    seed_arg: Option<u64>,
+) -> Result<SparkBloomFilter, lesshash::Error> {
+    let sized = SparkBloomFilter::with_fpp(version, items, fpp)?;
+    // Checked before any input was read (`seed` above).
+    let seed = seed(version, seed_arg).unwrap_or(0);
+    if seed == 0 {
+        return Ok(sized);
+    }
+    SparkBloomFilter::with_bits(version, sized.num_bits(), sized.num_hashes(), seed)
+}
+
+/// Inserts a batch of cut keys: `--keys int` as longs (Spark's
+/// `putLong`), text as their bytes (`putString` of the same text).
+pub(crate) fn insert_keys(f: &mut SparkBloomFilter, keys: Encoded<'_>) {
+    match keys {
+        Encoded::Int(k) => {
+            let longs: Vec<i64> = k.iter().map(|b| i64::from_le_bytes(*b)).collect();
+            f.insert_longs(&longs);
+        }
+        Encoded::Text(k) => f.insert_bytes_batch(k),
+    }
 }
 
 /// Keys per task of a parallel text-key query (as the library's
