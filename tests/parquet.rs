@@ -103,9 +103,20 @@ fn same_values_same_bits_and_answers() {
             .collect();
         let mut batch = vec![false; probes.len()];
         ours.contains_batch(&probes, &mut batch).unwrap();
-        for (p, b) in probes.iter().zip(&batch) {
+        // The pre-hashed batch (the vector mask) against the scalar oracle
+        // per hash and the keys' answers.
+        let hashes: Vec<u64> = probes.iter().map(pq::hash).collect();
+        let mut by_hash = vec![false; probes.len()];
+        ours.contains_hash_batch(&hashes, &mut by_hash).unwrap();
+        assert!(matches!(
+            ours.contains_hash_batch(&hashes, &mut by_hash[1..]),
+            Err(Error::LengthMismatch { name: "out", .. })
+        ));
+        for (((p, b), &h), hb) in probes.iter().zip(&batch).zip(&hashes).zip(&by_hash) {
             assert_eq!(ours.contains(p), theirs.check(p), "ndv={ndv} probe={p}");
             assert_eq!(*b, theirs.check(p));
+            assert_eq!(*hb, ours.contains_hash(h), "ndv={ndv} hash={h:#x}");
+            assert_eq!(*hb, *b);
         }
         let byte_probes: Vec<Vec<u8>> = (0..5000)
             .map(|i| format!("user-{:x}", if i % 2 == 0 { next() } else { i }).into_bytes())

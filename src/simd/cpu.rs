@@ -12,9 +12,12 @@
 
 /// Proof that this CPU has AVX2. Holding one is what makes calling the
 /// crate's `target_feature(enable = "avx2")` functions sound.
+// Made and used on x86_64 only (the intrinsics modules).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Avx2(());
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl Avx2 {
     /// A token if the CPU has AVX2 (x86_64 only; detected once, cached).
     #[inline]
@@ -32,9 +35,11 @@ impl Avx2 {
 /// "avx512f,avx512dq,avx512bw,avx512vl")` functions sound. Detection
 /// also requires AVX2, which the AVX-512 kernel's flat index lanes
 /// share.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Avx512(());
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl Avx512 {
     /// A token if the CPU has AVX-512 F, DQ, BW and VL (x86_64 only;
     /// detected once, cached).
