@@ -209,7 +209,8 @@ impl Stage {
 /// Runs the contains pipeline over `n` keys whose hashes `fill(start, out)`
 /// writes, calling `answers(start, found)` for each chunk in order: key
 /// `start + j`'s answer in `found[j]` (a chunk at a time: a call per key
-/// cost 6 instructions per key more on the blocked AVX2 query).
+/// cost more instructions per key on the blocked AVX2 query;
+/// docs/bench-notes/2026-11-27.md, "Blocked chunk loops for k <= 8").
 pub(crate) fn contains_pipeline(
     plan: &Plan,
     tuning: Tuning,
@@ -290,9 +291,10 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
 /// kernel's four-lane hash is faster alone, but in the pipeline it made
 /// the batch slower: its multiplies compete for the vector ports the
 /// probe runs on, where the scalar hash runs beside the probe on the
-/// integer ports. On a Cascade Lake the AVX-512 kernel's blocked queries
-/// at 1e6 took 10.3 ns per key with it and 9.3-9.5 without it, and the
-/// split-block ones 11.0 against 10.6 (docs/bench-notes/2026-11-27.md).
+/// integer ports. On a Cascade Lake the AVX-512 kernel's blocked and
+/// split-block queries measured faster without it
+/// (docs/bench-notes/2026-11-27.md, "The AVX-512 kernel's pipeline
+/// without its vector hash").
 pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
     let secrets = Secrets::new(seed);
     move |start, out| {

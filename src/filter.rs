@@ -69,7 +69,8 @@ impl BloomFilter {
     /// The geometry and the words at once, inlined into other crates: the
     /// one-key pre-hashed query's per-key read (`geometry` and `words` are
     /// not marked `#[inline]`: doing so moved the classic one-key query's
-    /// code and made it 15% slower).
+    /// code and made it measurably slower; docs/bench-notes/2026-11-28.md,
+    /// "One key at a time").
     #[inline]
     pub(crate) fn parts(&self) -> (&Geometry, &[u64]) {
         (&self.geometry, self.bits.words())

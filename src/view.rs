@@ -64,8 +64,9 @@ pub struct FilterView<'a> {
 /// key's query reads. One-key calls through a handle (a map's `contains`,
 /// a pre-hashed handle's) query through this and a borrowed geometry rather
 /// than a whole [`FilterView`]: a view is 168 bytes, and building one per
-/// key was a `memcpy` call per key that doubled a one-key query on a filter
-/// in cache (`handles/` benches; docs/bench-notes/2026-11-27.md).
+/// key was a `memcpy` call per key that made a one-key query on a filter
+/// in cache measurably slower (`handles/` benches;
+/// docs/bench-notes/2026-11-27.md, "One-key calls through the handles").
 #[derive(Clone, Copy)]
 pub(crate) struct ViewWords<'a> {
     words: &'a [u64],

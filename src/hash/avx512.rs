@@ -20,10 +20,10 @@
 //! Eight keys per 512-bit register measured faster alone (`hash/u64`) but
 //! made the whole batch slower on a Cascade Lake Xeon: 512-bit multiplies
 //! lower that core's clock for every instruction around them (the blocked
-//! `contains_batch` at 1e6 went from 11 to 14 ns per key with the hash
-//! alone changed). On 256-bit registers the multiplies run at the clock
-//! AVX2 code runs at, and the hash is still 1.35x the scalar formulas
-//! there (docs/bench-notes/2026-11-27.md, "AVX-512").
+//! `contains_batch` measured slower with the hash alone changed). On
+//! 256-bit registers the multiplies run at the clock AVX2 code runs at,
+//! and the hash is still faster than the scalar formulas there
+//! (docs/bench-notes/2026-11-27.md, "AVX-512").
 //!
 //! # Where the `unsafe` rests
 //!

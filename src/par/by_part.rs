@@ -16,7 +16,7 @@
 //!
 //! Why no atomics: a relaxed atomic `fetch_or` per word (per probe for flat
 //! layouts) is a locked instruction each, and on two threads it measured
-//! twice as slow as the sequential insert at 1e7 keys
+//! slower than the sequential insert
 //! (docs/bench-notes/2026-11-25.md, "Parallel inserts, Python per-key
 //! calls, Dask").
 //!

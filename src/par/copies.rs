@@ -9,9 +9,10 @@
 //! `(threads - 1) x` the filter's size in memory and two passes over it
 //! (zeroing, merging); the insert by part (`by_part.rs`) costs about
 //! 16 bytes (blocked) to 8 k bytes (flat) of bucket traffic per key
-//! instead, and its extra passes over every key halve its gain while the
-//! filter sits in a core's cache. So copies are used when they are the
-//! smaller cost and bounded: [`pays`].
+//! instead, and its extra passes over every key cost much of its gain
+//! while the filter sits in a core's cache (docs/bench-notes/2026-11-25.md,
+//! "Parallel inserts, Python per-key calls, Dask"). So copies are used
+//! when they are the smaller cost and bounded: [`pays`].
 
 #![forbid(unsafe_code)]
 
@@ -24,9 +25,9 @@ use crate::tuning::Tuning;
 /// Copies are used when their bytes are at most this many per key of the
 /// batch. The partitioned insert moves 16 or more per key, but zeroing and
 /// merging a copy costs more per byte than a bucket's sequential traffic:
-/// measured on two threads, copies won at 1.2 bytes per key and lost at
-/// 12 (docs/bench-notes/2026-11-25.md, "Parallel inserts, Python per-key
-/// calls, Dask", the paragraph "Why two strategies").
+/// measured on two threads, copies won below this bound and lost well
+/// above it (docs/bench-notes/2026-11-25.md, "Parallel inserts, Python
+/// per-key calls, Dask", the paragraph "Why two strategies").
 const COPY_BYTES_PER_KEY: usize = 4;
 
 /// And never more than this many bytes of copies in all.

@@ -57,7 +57,8 @@
 //! G is a subset-sum transform over S. One query stride costs about
 //! `k^4 / 2` pairs of pairs (each member's k probes then looked up) and
 //! `2^k` terms; the rate costs r - 1 of them for the enhanced schemes
-//! (0.5 ms at k = 3, r = 521) and one for plain double hashing:
+//! (docs/bench-notes/2026-11-27.md, "Construction cost with exact
+//! two-hash rates") and one for plain double hashing:
 //! [`classic_rate`] declines past a budget, and the layout then uses the
 //! model with its margins (`Layout::fpr`). Where the alternating sum
 //! cancels (tiny rates at large k) the result is rounded up by a bound on
@@ -103,8 +104,8 @@ pub(crate) const CLASSIC_BUDGET: u64 = 1_500_000;
 /// About what [`classic_rate`] costs for k probes over r, in nanoseconds:
 /// per query stride about `k^4 / 2` pairs of pairs, each member's k probes
 /// looked up, and the `2^k` terms of the inclusion-exclusion, an `exp`
-/// each (measured: 0.5 ms at k = 3, r = 521; 1.0 ms at k = 4, r = 211;
-/// 2.2 ms at k = 6, r = 53).
+/// each (fitted to measured times: docs/bench-notes/2026-11-27.md,
+/// "Construction cost with exact two-hash rates").
 pub(crate) fn classic_cost(k: u32, r: u64, every_stride: bool) -> u64 {
     let strides = if every_stride { r.saturating_sub(1) } else { 1 };
     let members = u64::from(k).saturating_pow(5).saturating_mul(9) / 2;

@@ -88,8 +88,9 @@ fn block_mask<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i
 }
 
 /// [`block_mask`] for exactly `K` <= 8 probes, unrolled (the chunk
-/// insert's body: the loop over a run-time k cost four scalar
-/// instructions per probe beside its seven vector ones).
+/// insert's body: the loop over a run-time k cost scalar instructions per
+/// probe beside its vector ones; docs/bench-notes/2026-11-27.md, "Blocked
+/// chunk loops for k <= 8").
 #[target_feature(enable = "avx2")]
 #[inline]
 fn block_mask8<const SPLIT: bool, const K: u32>(
@@ -125,9 +126,9 @@ fn or_probe(mask: &mut [__m256i; 2], p: __m256i, j: u32) {
 /// [`block_test`] for k <= 8 (every filter at 0.4% and above), the chunk
 /// loop's body: one group of eight probes with constant salts, each
 /// probe's word shifted right by its bit (`vpsrlvd`) and `vptest`'s carry
-/// flag saying whether bit 0 is set in every lane that is a probe. 19
-/// instructions per key in the chunk loop against 31 for the general
-/// loop (docs/bench-notes/2026-11-27.md).
+/// flag saying whether bit 0 is set in every lane that is a probe. Fewer
+/// instructions per key in the chunk loop than the general loop
+/// (docs/bench-notes/2026-11-27.md, "Blocked chunk loops for k <= 8").
 #[target_feature(enable = "avx2")]
 #[inline]
 fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {

@@ -185,8 +185,9 @@ macro_rules! intrinsics_probe {
             let (lines, _) = words.as_chunks::<8>();
             let keys = blocks.iter().zip(hashes).zip(out);
             // k <= 8 as its own loop: the compiler did not take the
-            // branch out of the loop itself (AVX2: 31 instructions per
-            // key against 19).
+            // branch out of the loop itself (more instructions per key;
+            // docs/bench-notes/2026-11-27.md, "Blocked chunk loops for
+            // k <= 8").
             if consts.k <= 8 {
                 for ((&b, &h), o) in keys {
                     *o = block_test8::<SPLIT>(&lines[b], $crate::hash::split(h).1, consts);

@@ -47,8 +47,10 @@ fn probe_inputs(h2: u64) -> u32x8 {
 /// The block's 8 u64 words as sixteen 32-bit words in two vectors, low
 /// half of each u64 first: bit p of the block is bit `p & 31` of 32-bit
 /// word `p >> 5`. A cast of the array on a little-endian target (written
-/// with shifts, LLVM built it from about 18 shuffles and shifts per key
-/// for AVX-512), shifts on a big-endian one.
+/// with shifts, LLVM built it from many shuffles and shifts per key for
+/// AVX-512; docs/bench-notes/2026-11-27.md, "The workspace split: one
+/// read-only view, and the blocked `wide` probe"), shifts on a big-endian
+/// one.
 #[inline(always)]
 fn block_lanes(line: &[u64; 8]) -> [u32x8; 2] {
     let [lo, hi]: [[u32; 8]; 2] = if cfg!(target_endian = "little") {

@@ -102,8 +102,9 @@ pub(crate) fn flat_indices_in<V: Lanes64>(spec: &FlatSpec, hashes: &[u128], out:
     // The progression hands each probe's lanes to a closure that only
     // keeps them: a closure is compiled without the caller's
     // `target_feature` when the optimiser keeps it out of line (it did, for
-    // the 32-bit AVX2 lanes: 7x slower), so no vector instruction goes in
-    // it. The stores run here.
+    // the 32-bit AVX2 lanes, and they measured far slower;
+    // docs/bench-notes/2026-11-25.md, "Hash engine, index lanes and kernel
+    // layer"), so no vector instruction goes in it. The stores run here.
     let mut probes = [V::splat(0); MAX_HASHES as usize];
     for (c, hs) in hashes.chunks(V::N).enumerate() {
         let (mut a, mut b) = ([0u64; MAX_LANES], [0u64; MAX_LANES]);
