@@ -150,8 +150,8 @@ def _union_all(*filters: BloomFilter) -> BloomFilter:
 # which ORs them (_or_slices), and the client joins the P results. Every
 # byte of every filter crosses the network once and all processes send
 # and receive at once, where a tree of unions sends whole filters up
-# log2(P) levels one after the other (on 16 cores, 1e8 keys, the build did
-# not get faster beyond two workers that way: docs/bench-notes).
+# log2(P) levels one after the other (docs/bench-notes/2026-11-28.md, "the
+# Dask build by slices").
 #
 # Every slice carries the partitions its filter holds, with their key
 # counts. A process whose slices did not all arrive (lost with its worker
@@ -197,14 +197,16 @@ def _slice_bounds(nbytes: int, j: int, count: int) -> tuple[int, int]:
     whole 64-byte lines (the blocked layouts' blocks), the last slice to
     the end."""
     lines = nbytes // 64
-    return lines * j // count * 64, (nbytes if j == count - 1 else lines * (j + 1) // count * 64)
+    hi = nbytes if j == count - 1 else lines * (j + 1) // count * 64
+    return lines * j // count * 64, hi
 
 
 def _slice(token: str, process: str, j: int, count: int) -> tuple:
     """Slice ``j`` of ``count`` of this process's filter for ``token``, as
     ``(process, bytes view, (header, {partition: key count}))``;
-    ``(process, None, None)`` in another process (the one that filled it is gone). The view
-    lends the filter's bits (no copy); the filter stays until ``_drop``."""
+    ``(process, None, None)`` in another process (the one that filled it
+    is gone). The view lends the filter's bits (no copy); the filter stays
+    until ``_drop``."""
     with _LOCAL_LOCK:
         entry = _LOCAL.get(token) if process == _PROCESS else None
     if entry is None or j in _LOSE_SLICES:
@@ -356,8 +358,7 @@ def build(
     array of every filter, all at once, and this process joins the P
     results (each byte of each filter sent once; the client receives one
     filter's worth). A worker lost before its filter was collected loses
-    nothing: its
-    partitions are read and added again, so the result is always the
+    nothing: its partitions are read and added again, so the result is always the
     filter a single process would build from all the keys, bit for bit.
 
     With ``compute=False`` the result is a ``Delayed`` (to compute together
