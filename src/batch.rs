@@ -7,9 +7,9 @@
 //! path (1) hashes the keys (the batched XXH3-128 of `hash::short`: one
 //! per key, the seed's constants once per batch), (2) derives where they
 //! go: the block of each key for the blocked layouts, the k bit indices of
-//! each key from the flat index kernel ([`crate::simd::kernel`], the filter's
+//! each key from the flat index routine ([`crate::simd::kernel`], the filter's
 //! kernel) for the flat ones, and (3) tests or sets the bits (the blocked
-//! layouts by their vector probe over the chunk's lines).
+//! layouts by their vector line test over the chunk's lines).
 //!
 //! With prefetching on, steps (1)-(2) of chunk c + d run before step (3) of
 //! chunk c, and every cache line that chunk c + d will touch is prefetched
@@ -43,7 +43,8 @@ use crate::hash::{Key, Secrets, split};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::prefetch::prefetch;
-use crate::simd::kernel::{FlatSpec, Kernel};
+use crate::simd::flat::FlatSpec;
+use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
@@ -117,9 +118,12 @@ impl Stage {
                     *b = p.block(split(h).0);
                 }
             }
-            Plan::Flat(spec) => {
-                kernel.flat_indices_unchecked(spec, hs, &mut self.indices[..len * spec.k as usize])
-            }
+            Plan::Flat(spec) => crate::simd::flat::flat_indices_unchecked(
+                kernel,
+                spec,
+                hs,
+                &mut self.indices[..len * spec.k as usize],
+            ),
         }
     }
 

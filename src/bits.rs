@@ -142,8 +142,8 @@ pub(crate) trait Line {
     /// Word `w & 7` of the block.
     fn get(&self, w: usize) -> u64;
 
-    /// Calls `f` with all 8 words (for the vector probe). Owned words
-    /// pass a reference to the filter's own memory: the vector probe loads
+    /// Calls `f` with all 8 words (for the vector line test). Owned words
+    /// pass a reference to the filter's own memory: the vector line test loads
     /// straight from it (a copy through the stack, written as four 16-byte
     /// stores and read as two 32-byte loads, defeats store forwarding and
     /// cost as much as the whole probe).

@@ -187,7 +187,7 @@ impl Builder {
         self.scheme.unwrap_or(self.layout.default_scheme())
     }
 
-    /// The index kernel of the filter's batch paths and the vector probe
+    /// The index routine of the filter's batch paths and the vector line test
     /// its single-key calls use (default [`Kernel::auto`]). Never changes
     /// an answer, only speed; for benchmarks and for pinning a kernel.
     /// `build` fails with [`Error::InvalidParameter`] naming `kernel` if

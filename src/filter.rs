@@ -147,7 +147,7 @@ impl BloomFilter {
         self.geometry.contains(self.bits.words(), key)
     }
 
-    /// The index kernel this filter's batch paths run (and whose vector
+    /// The index routine this filter's batch paths run (and whose vector
     /// probe its single-key calls use).
     pub fn kernel(&self) -> Kernel {
         self.geometry.tuning.kernel

@@ -51,7 +51,7 @@ use crate::bits::{Words, WordsMut};
 use crate::hash::short::hash_one;
 use crate::hash::{Key, Secrets};
 use crate::layout::Layout;
-use crate::layout::blocked::{BLOCK_BITS, Blocks, KeyProbe, Segments};
+use crate::layout::blocked::{BLOCK_BITS, Blocks, KeyRoute, Segments};
 use crate::layout::flat::Flat;
 use crate::scheme::Scheme;
 use crate::tuning::Tuning;
@@ -85,7 +85,7 @@ pub(crate) struct Geometry {
     /// with two-hash schemes on a vector kernel, else the layout's probe),
     /// resolved from the fields above whenever they change, and the seed's
     /// share of the hash, derived once (not per key).
-    key_probe: KeyProbe,
+    key_route: KeyRoute,
 }
 
 /// Two geometries are equal when the parameters that define a filter are:
@@ -146,7 +146,7 @@ impl Geometry {
             range,
             addressing,
             tuning,
-            key_probe: KeyProbe::layout(Secrets::new(seed)),
+            key_route: KeyRoute::layout(Secrets::new(seed)),
         }
         .with_key_probe()
     }
@@ -163,15 +163,15 @@ impl Geometry {
     /// The seed's share of the hash (XXH3's short-input constants).
     #[inline(always)]
     pub(crate) fn secrets(&self) -> &Secrets {
-        self.key_probe.secrets()
+        self.key_route.secrets()
     }
 
     /// This geometry with its one-key route resolved from its addressing
     /// and scheme.
     fn with_key_probe(mut self) -> Self {
-        self.key_probe = match &self.addressing {
-            Addressing::Blocks(b) if self.scheme.is_two_hash() => b.key_probe(*self.secrets()),
-            _ => KeyProbe::layout(*self.secrets()),
+        self.key_route = match &self.addressing {
+            Addressing::Blocks(b) if self.scheme.is_two_hash() => b.key_route(*self.secrets()),
+            _ => KeyRoute::layout(*self.secrets()),
         };
         self
     }
@@ -187,7 +187,7 @@ impl Geometry {
     #[inline(always)]
     pub(crate) fn contains<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
         if let Some(plain) = words.as_plain()
-            && let Some(found) = self.key_probe.contains(plain, key)
+            && let Some(found) = self.key_route.contains(plain, key)
         {
             return found;
         }
@@ -219,7 +219,7 @@ impl Geometry {
     #[inline(always)]
     pub(crate) fn insert<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
         if let Some(plain) = words.plain()
-            && self.key_probe.insert(plain, key)
+            && self.key_route.insert(plain, key)
         {
             return;
         }

@@ -21,9 +21,10 @@ pub mod scheme {
     };
 }
 
-/// The index kernels' flat-layout interface and the run-time choice.
+/// The index routines' flat-layout interface and the run-time choice.
 pub mod kernel {
-    pub use crate::simd::kernel::{FlatSpec, best_available, env_kernel, flat_indices};
+    pub use crate::simd::flat::{FlatSpec, flat_indices};
+    pub use crate::simd::kernel::{best_available, env_kernel};
 }
 
 /// The batch pipeline's chunk size.

@@ -58,7 +58,7 @@
 //! * [`CountMinSketch`]: the paper's two-hash Count-Min sketch (Sec. 9) and
 //!   the classic one.
 //! * [`parquet`]: Parquet's split-block Bloom filter, bit for bit
-//!   ([`parquet::SplitBlockFilter`]), to query filters read from Parquet
+//!   ([`parquet::ParquetFilter`]), to query filters read from Parquet
 //!   files and to write filters into them. Unlike
 //!   [`Layout::SplitBlock`] (a 512-bit block in k segments, k from 1 to
 //!   64, from XXH3-128), it has 256-bit blocks of eight 32-bit words with

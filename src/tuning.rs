@@ -6,8 +6,8 @@
 use crate::prefetch::Prefetch;
 use crate::simd::kernel::Kernel;
 
-/// How a filter's probes run, not what they compute: the index kernel of
-/// the batch paths (and the in-register block probe it brings) and the
+/// How a filter's probes run, not what they compute: the index routine of
+/// the batch paths (and the in-register block line test it brings) and the
 /// batch prefetch mode. A filter's own option (builder, `set_kernel`,
 /// `set_prefetch`), not process state, so that tests and threads cannot
 /// race on it. Never changes an answer, so it is not part of a filter's

@@ -391,8 +391,8 @@ fn parallel_forms_equal_the_sequential_ones() {
             assert_eq!(atomic.key_kind(), seq.key_kind());
         }
         // Parquet's filter: parallel hashing, the same bits and answers.
-        use lesshash::parquet::SplitBlockFilter;
-        let mut seq = SplitBlockFilter::with_ndv_fpp(n as u64, 0.01).unwrap();
+        use lesshash::parquet::ParquetFilter;
+        let mut seq = ParquetFilter::with_ndv_fpp(n as u64, 0.01).unwrap();
         let mut par = seq.clone();
         let a = seq.insert_array(array.slice(0, n / 2).as_ref()).unwrap();
         assert_eq!(
@@ -566,7 +566,7 @@ fn unsupported_types_are_refused_by_name() {
 /// gives the writer's bits.
 #[test]
 fn split_block_filter_answers_parquet_files_per_type() {
-    use lesshash::parquet::SplitBlockFilter;
+    use lesshash::parquet::ParquetFilter;
     use parquet::arrow::ArrowWriter;
     use parquet::file::properties::{ReaderProperties, WriterProperties};
     use parquet::file::reader::{FileReader, SerializedFileReader};
@@ -631,7 +631,7 @@ fn split_block_filter_answers_parquet_files_per_type() {
             .unwrap_or_else(|| panic!("{name}: no bloom filter written"));
         let mut bitset = Vec::new();
         sbbf.write_bitset(&mut bitset).unwrap();
-        let theirs = SplitBlockFilter::from_parquet_bitset(&bitset).unwrap();
+        let theirs = ParquetFilter::from_parquet_bitset(&bitset).unwrap();
         let found = theirs.contains_array(array.as_ref()).unwrap();
         assert_eq!(
             found.null_count(),
@@ -641,7 +641,7 @@ fn split_block_filter_answers_parquet_files_per_type() {
             found.iter().all(|x| x != Some(false)),
             "{name}: a value the writer stored is not found"
         );
-        let mut ours = SplitBlockFilter::new(theirs.num_blocks()).unwrap();
+        let mut ours = ParquetFilter::new(theirs.num_blocks()).unwrap();
         let inserted = ours.insert_array(array.as_ref()).unwrap();
         assert_eq!(inserted.inserted + inserted.nulls, n);
         assert_eq!(

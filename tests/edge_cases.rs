@@ -126,7 +126,7 @@ fn smallest_and_largest_k() {
 /// these same filters: for a query key q, the filter holding exactly q's
 /// k positions answers yes, and each of the k filters that lack one of them
 /// answers no (single and batch queries). Probing only half of the k
-/// positions (in src/view.rs, the classic and blocked probes stopping at
+/// positions (in src/view.rs, the classic and blocked line tests stopping at
 /// k / 2) fails there (docs/testing.md).
 #[test]
 fn tiny_n_meets_the_target() {

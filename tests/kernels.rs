@@ -1,4 +1,4 @@
-//! Every flat index kernel is bit-identical to the scalar oracle: random
+//! Every flat index routine is bit-identical to the scalar oracle: random
 //! and edge inputs (ranges either side of the 32-bit lanes' bound, every
 //! k, batch lengths that are not multiples of the lane count, empty
 //! batches), and by proptest; blocked filters are bit-identical under every
@@ -121,7 +121,7 @@ fn blocked_filters_are_identical_under_every_kernel() {
 }
 
 /// The one-key calls (`insert`, `contains`, a view's `contains`), which
-/// on a vector kernel hash the key inside the vector probe's function,
+/// on a vector kernel hash the key inside the vector line test's function,
 /// against the scalar kernel's (the layout's probe, hashed in the caller)
 /// under every kernel, bit for bit: keys of every hashed length class
 /// (integers of 1 to 16 bytes, strings of 0 to 40 bytes: empty, 1-3,

@@ -6,7 +6,7 @@
 
 use lesshash::Error;
 use lesshash::internals::parquet::{parquet_header, parse_parquet_header};
-use lesshash::parquet::{self as pq, SplitBlockFilter, parquet_num_bytes};
+use lesshash::parquet::{self as pq, ParquetFilter, parquet_num_bytes};
 use parquet::bloom_filter::Sbbf;
 
 /// Deterministic pseudo-random values (SplitMix64).
@@ -40,7 +40,7 @@ fn sizing_matches_parquet_rule() {
     ] {
         for fpp in [0.5, 0.1, 0.05, 0.01, 0.001, 1e-4, 1e-6] {
             let theirs = Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap();
-            let ours = SplitBlockFilter::with_ndv_fpp(ndv, fpp).unwrap();
+            let ours = ParquetFilter::with_ndv_fpp(ndv, fpp).unwrap();
             assert_eq!(
                 ours.num_blocks(),
                 theirs.num_blocks() as u64,
@@ -57,7 +57,7 @@ fn sizing_matches_parquet_rule() {
 fn same_values_same_bits_and_answers() {
     for (ndv, fpp) in [(1u64, 0.01), (200, 0.05), (5000, 0.01), (20_000, 0.001)] {
         let mut theirs = Sbbf::new_with_ndv_fpp(ndv, fpp).unwrap();
-        let mut ours = SplitBlockFilter::with_ndv_fpp(ndv, fpp).unwrap();
+        let mut ours = ParquetFilter::with_ndv_fpp(ndv, fpp).unwrap();
         let mut ours_batch = ours.clone();
         let mut next = splitmix(ndv);
         let (mut i64s, mut i32s, mut f64s, mut strs) = (vec![], vec![], vec![], vec![]);
@@ -138,10 +138,10 @@ fn bytes_round_trip_both_ways() {
         theirs.insert(v);
     }
     // parquet wrote it, lesshash reads it: header + bitset, and bitset alone.
-    let ours = SplitBlockFilter::from_parquet_bytes(&sbbf_bytes(&theirs)).unwrap();
+    let ours = ParquetFilter::from_parquet_bytes(&sbbf_bytes(&theirs)).unwrap();
     assert_eq!(
         ours,
-        SplitBlockFilter::from_parquet_bitset(&sbbf_bitset(&theirs)).unwrap()
+        ParquetFilter::from_parquet_bitset(&sbbf_bitset(&theirs)).unwrap()
     );
     assert!(values.iter().all(|v| ours.contains(v)));
     // lesshash wrote it, parquet reads it.
@@ -153,7 +153,7 @@ fn bytes_round_trip_both_ways() {
     }
     // A non-power-of-two lesshash filter (sized by the exact formula) is
     // still a valid Parquet bitset: parquet-rs answers the same.
-    let mut exact = SplitBlockFilter::with_fpr(3000, 0.01).unwrap();
+    let mut exact = ParquetFilter::with_fpr(3000, 0.01).unwrap();
     assert!(
         !exact.num_blocks().is_power_of_two(),
         "{}",
@@ -241,9 +241,8 @@ fn reads_filters_from_a_parquet_file() {
         if let Some(len) = meta.bloom_filter_length() {
             assert_eq!(len as usize, header.header_len + header.num_bytes);
         }
-        let ours =
-            SplitBlockFilter::from_parquet_bytes(&rest[..header.header_len + header.num_bytes])
-                .unwrap();
+        let ours = ParquetFilter::from_parquet_bytes(&rest[..header.header_len + header.num_bytes])
+            .unwrap();
         let theirs = rg.get_column_bloom_filter(c).expect("reader loaded it");
         assert_eq!(ours.num_blocks(), theirs.num_blocks() as u64);
         assert_eq!(ours.to_parquet_bitset(), sbbf_bitset(theirs));
@@ -331,15 +330,15 @@ fn header_encoding_and_bad_headers_name_the_field() {
     assert!(e.contains("`numBytes`"), "{e}");
 
     // Whole filters: a bitset shorter or longer than numBytes.
-    let f = SplitBlockFilter::new(2).unwrap();
+    let f = ParquetFilter::new(2).unwrap();
     let bytes = f.to_parquet_bytes().unwrap();
-    let e = field(SplitBlockFilter::from_parquet_bytes(&bytes[..bytes.len() - 1]).unwrap_err());
+    let e = field(ParquetFilter::from_parquet_bytes(&bytes[..bytes.len() - 1]).unwrap_err());
     assert!(e.contains("`bitset`"), "{e}");
     let mut long = bytes.clone();
     long.push(0);
-    let e = field(SplitBlockFilter::from_parquet_bytes(&long).unwrap_err());
+    let e = field(ParquetFilter::from_parquet_bytes(&long).unwrap_err());
     assert!(e.contains("`input length`"), "{e}");
-    assert_eq!(SplitBlockFilter::from_parquet_bytes(&bytes).unwrap(), f);
+    assert_eq!(ParquetFilter::from_parquet_bytes(&bytes).unwrap(), f);
 }
 
 /// Arbitrary bytes never panic the header parser or the filter loader:
@@ -361,7 +360,7 @@ fn random_bytes_are_errors_not_panics() {
             v
         };
         let header = parse_parquet_header(&bytes);
-        match SplitBlockFilter::from_parquet_bytes(&bytes) {
+        match ParquetFilter::from_parquet_bytes(&bytes) {
             Ok(g) => {
                 assert!(i % 2 == 1, "{} random bytes loaded", bytes.len());
                 assert!(
@@ -369,14 +368,14 @@ fn random_bytes_are_errors_not_panics() {
                     "the filter loaded but its header did not parse"
                 );
                 let again = g.to_parquet_bytes().unwrap();
-                assert_eq!(SplitBlockFilter::from_parquet_bytes(&again).unwrap(), g);
+                assert_eq!(ParquetFilter::from_parquet_bytes(&again).unwrap(), g);
                 // The bitset is the input's tail: 64 zero bytes.
                 assert_eq!(&again[again.len() - 64..], &bytes[bytes.len() - 64..]);
             }
             Err(e) => assert!(e.to_string().contains('`'), "error names no field: {e}"),
         }
         bytes.truncate(bytes.len() / 2);
-        assert!(SplitBlockFilter::from_parquet_bytes(&bytes).is_err());
+        assert!(ParquetFilter::from_parquet_bytes(&bytes).is_err());
     }
     // A valid header and bitset, one byte short or one byte long: each an
     // error naming what is wrong (the bitset is cut; the input runs past
@@ -385,23 +384,35 @@ fn random_bytes_are_errors_not_panics() {
         let mut whole = parquet_header(size).unwrap();
         whole.extend(std::iter::repeat_n(0xa5u8, size));
         assert_eq!(
-            SplitBlockFilter::from_parquet_bytes(&whole)
+            ParquetFilter::from_parquet_bytes(&whole)
                 .unwrap()
                 .num_bytes(),
             size
         );
         for cut in [1, 31, 32, size] {
-            let e = SplitBlockFilter::from_parquet_bytes(&whole[..whole.len() - cut]).unwrap_err();
+            let e = ParquetFilter::from_parquet_bytes(&whole[..whole.len() - cut]).unwrap_err();
             assert!(e.to_string().contains("`bitset`"), "{size} - {cut}: {e}");
         }
         for extra in [1usize, 32] {
             let mut long = whole.clone();
             long.extend(std::iter::repeat_n(0u8, extra));
-            let e = SplitBlockFilter::from_parquet_bytes(&long).unwrap_err();
+            let e = ParquetFilter::from_parquet_bytes(&long).unwrap_err();
             assert!(
                 e.to_string().contains("`input length`"),
                 "{size} + {extra}: {e}"
             );
         }
     }
+}
+
+/// The type's 0.1 name, `SplitBlockFilter`, still names it (deprecated:
+/// it read as `Layout::SplitBlock`, lesshash's own layout).
+#[test]
+#[allow(deprecated)]
+fn the_old_name_is_the_same_type() {
+    let mut f: lesshash::parquet::SplitBlockFilter =
+        ParquetFilter::with_ndv_fpp(100, 0.01).unwrap();
+    f.insert(&7i64);
+    let g: ParquetFilter = f;
+    assert!(g.contains(&7i64));
 }

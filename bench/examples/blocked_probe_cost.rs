@@ -7,7 +7,7 @@
 //! cargo run --release --example blocked_probe_cost -- LAYOUT OP KERNEL [ROUNDS]
 //! ```
 //!
-//! LAYOUT: `blocked`, `split-block` or `classic` (the flat index kernel's
+//! LAYOUT: `blocked`, `split-block` or `classic` (the flat index routine's
 //! batch path, for comparison); OP: `insert`, `contains_hit` or
 //! `contains_miss` (the batch calls), `single_hit` or `single_miss` (one
 //! `contains` call per key), `single_insert` (one `insert` call per key),

@@ -6,7 +6,7 @@
 //! view that accepts the bytes answers as the filter loaded from them with
 //! the payload checksum recomputed (the one check it skips).
 //! The same bytes go into the Parquet loaders
-//! (`SplitBlockFilter::from_parquet_bitset`, `from_parquet_bytes`): `Ok`
+//! (`ParquetFilter::from_parquet_bitset`, `from_parquet_bytes`): `Ok`
 //! only for inputs they can represent, and then they round-trip.
 //!
 //! The seed corpus (fuzz/seeds/from_bytes) holds valid filters of every
@@ -69,19 +69,19 @@ fn probe_keys() -> impl Iterator<Item = [u8; 8]> {
 /// the filter's own encoding, and bitset and header+bitset forms agree.
 fn parquet(data: &[u8]) {
     use lesshash::internals::parquet::parse_parquet_header;
-    use lesshash::parquet::SplitBlockFilter;
-    if let Ok(f) = SplitBlockFilter::from_parquet_bitset(data) {
+    use lesshash::parquet::ParquetFilter;
+    if let Ok(f) = ParquetFilter::from_parquet_bitset(data) {
         assert_eq!(f.to_parquet_bitset(), data, "bitset does not round-trip");
         assert_eq!(f.num_bytes(), data.len());
         let whole = f.to_parquet_bytes().unwrap();
-        let g = SplitBlockFilter::from_parquet_bytes(&whole).unwrap();
+        let g = ParquetFilter::from_parquet_bytes(&whole).unwrap();
         assert!(g == f, "header + bitset form differs");
         for key in probe_keys() {
             assert_eq!(f.contains(&key[..]), g.contains(&key[..]));
         }
     }
     let header = parse_parquet_header(data);
-    if let Ok(f) = SplitBlockFilter::from_parquet_bytes(data) {
+    if let Ok(f) = ParquetFilter::from_parquet_bytes(data) {
         let header = header.expect("from_parquet_bytes took a header parse rejects");
         assert_eq!(header.header_len + f.num_bytes(), data.len());
         // The header may be encoded differently (field order, varint

@@ -7,7 +7,7 @@
 //! `estimate_batch`) against the single-key path, over batch lengths and
 //! chunkings chosen by the input (0, 1, odd remainders).
 //!
-//! The index kernels (`Kernel::Scalar`, the oracle; `Wide`; `Avx2` and `Avx512` where
+//! The index routines (`Kernel::Scalar`, the oracle; `Wide`; `Avx2` and `Avx512` where
 //! the CPU has it) are compared directly (`Kernels`: flat indices over
 //! arbitrary hashes, geometries and batch lengths, and the blocked probes
 //! through filters built under each kernel),

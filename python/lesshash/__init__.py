@@ -17,7 +17,7 @@ See docs/python.md in the repository for NumPy, PyArrow, pandas and Dask
 examples; ``lesshash.dask`` builds and applies filters across a cluster,
 ``lesshash.duckdb`` makes one a SQL function, ``lesshash.polars`` a Polars
 expression, ``lesshash.parquet`` reads the Bloom filters of Parquet files
-(``SplitBlockFilter``), and ``lesshash.spark`` reads and writes Spark's
+(``ParquetFilter``), and ``lesshash.spark`` reads and writes Spark's
 (``SparkBloomFilter``).
 """
 
@@ -27,7 +27,7 @@ from ._lesshash import (
     BloomFilter,
     CountMinSketch,
     SparkBloomFilter,
-    SplitBlockFilter,
+    ParquetFilter,
     random_seed,
 )
 
@@ -35,9 +35,14 @@ __all__ = [
     "BloomFilter",
     "CountMinSketch",
     "SparkBloomFilter",
-    "SplitBlockFilter",
+    "ParquetFilter",
     "DEFAULT_SEED",
     "KERNEL",
     "random_seed",
 ]
+
+#: The old name of :class:`ParquetFilter` (``layout="split-block"`` is
+#: lesshash's own split-block layout, a different thing).
+SplitBlockFilter = ParquetFilter
+
 __version__ = "0.1.0"

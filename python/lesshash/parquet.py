@@ -27,9 +27,12 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ._lesshash import SplitBlockFilter
+from ._lesshash import ParquetFilter
 
-__all__ = ["SplitBlockFilter", "ColumnFilters", "column_filters", "keys_as", "build"]
+#: The old name of :class:`ParquetFilter`.
+SplitBlockFilter = ParquetFilter
+
+__all__ = ["ParquetFilter", "ColumnFilters", "column_filters", "keys_as", "build"]
 
 
 def keys_as(keys: Any, type: Any):
@@ -62,7 +65,7 @@ class ColumnFilters:
     path: str
     column: str
     type: Any
-    row_groups: List[Optional[SplitBlockFilter]]
+    row_groups: List[Optional[ParquetFilter]]
 
     def row_groups_for(self, keys: Any) -> np.ndarray:
         """A ``bool`` array of shape (row groups, keys): whether row group i
@@ -102,7 +105,7 @@ def column_filters(source: "str | os.PathLike[str]", column: str) -> ColumnFilte
     if "." in column:
         for name in column.split(".")[1:]:
             arrow_type = arrow_type.field(name).type
-    filters: List[Optional[SplitBlockFilter]] = []
+    filters: List[Optional[ParquetFilter]] = []
     with open(path, "rb") as f:
         for g in range(meta.num_row_groups):
             chunk = meta.row_group(g).column(index)
@@ -114,11 +117,11 @@ def column_filters(source: "str | os.PathLike[str]", column: str) -> ColumnFilte
             length = chunk.bloom_filter_length
             if length is None or length <= 0:
                 prefix = f.read(64)
-                length = SplitBlockFilter.stored_length(prefix)
+                length = ParquetFilter.stored_length(prefix)
                 f.seek(offset)
             data = f.read(length)
             try:
-                filters.append(SplitBlockFilter.from_bytes(data))
+                filters.append(ParquetFilter.from_bytes(data))
             except ValueError as e:
                 raise ValueError(
                     f"{path}: row group {g}, column {column!r}: the Bloom filter at offset "
@@ -128,7 +131,7 @@ def column_filters(source: "str | os.PathLike[str]", column: str) -> ColumnFilte
 
 
 def build(values: Any, ndv: Optional[int] = None, fpp: float = 0.01,
-          type: Any = None) -> SplitBlockFilter:
+          type: Any = None) -> ParquetFilter:
     """A filter of `values` as a Parquet writer builds one for a column of
     their Arrow type (or `type`): sized for `ndv` distinct values
     (default: the count of values) at false-positive rate `fpp`; nulls
@@ -139,6 +142,6 @@ def build(values: Any, ndv: Optional[int] = None, fpp: float = 0.01,
         values = keys_as(values, type)
     elif not isinstance(values, (pa.Array, pa.ChunkedArray)):
         values = pa.array(values) if not isinstance(values, np.ndarray) else pa.array(values)
-    f = SplitBlockFilter(max(1, ndv if ndv is not None else len(values)), fpp)
+    f = ParquetFilter(max(1, ndv if ndv is not None else len(values)), fpp)
     f.add_many(values)
     return f

@@ -1,5 +1,5 @@
 //! Arrow arrays in and answers out, for the filters whose keys are Arrow
-//! arrays only (Parquet's `SplitBlockFilter`, Spark's `SparkBloomFilter`:
+//! arrays only (Parquet's `ParquetFilter`, Spark's `SparkBloomFilter`:
 //! `lesshash/parquet.py` and `lesshash/spark.py` convert other batches).
 
 use std::sync::Arc;

@@ -62,7 +62,7 @@ pub enum KeyData<'a> {
 
 /// `$body` with `$k` bound to the slice behind `$keys` (a [`Keys`]), as a
 /// `&[K]` of a `K: lesshash::Key + Copy + Sync`: one body for both key types.
-macro_rules! with_keys {
+macro_rules! with_key_data {
     ($keys:expr, $k:ident => $body:expr) => {
         match $keys.data {
             $crate::batch::KeyData::U64($k) => $body,
@@ -70,11 +70,11 @@ macro_rules! with_keys {
         }
     };
 }
-pub(crate) use with_keys;
+pub(crate) use with_key_data;
 
 impl<'a> Keys<'a> {
     pub fn len(self) -> usize {
-        with_keys!(self, k => k.len())
+        with_key_data!(self, k => k.len())
     }
 
     /// Integer keys of a typed batch (kind `Int64`).

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyTuple, PyType};
 
 use crate::backing::{Backing, checksum};
-use crate::batch::{Keys, arrow_output, feed_nullable, nulls_error, with_keys};
+use crate::batch::{Keys, arrow_output, feed_nullable, nulls_error, with_key_data};
 use crate::errors::{
     at_path, at_path_because, key_kind_mismatch, named, read_only, to_py, unsigned,
 };
@@ -128,7 +128,7 @@ fn insert(filter: &mut Backing, keys: Keys<'_>) {
     let Some(filter) = filter.owned_mut() else {
         return; // a map: refused by the caller before the keys were read
     };
-    with_keys!(keys, k => filter.par_insert_batch(k));
+    with_key_data!(keys, k => filter.par_insert_batch(k));
     record(filter, keys.kind);
 }
 
@@ -150,7 +150,7 @@ fn contains(filter: &Backing, keys: Keys<'_>, out: &mut [bool]) -> Result<(), le
         KeyKind::check(f.key_kind(), keys.kind)?;
     }
     // Lengths agree by construction: the only other error of the batch.
-    let _ = with_keys!(keys, k => f.par_contains_batch(k, out));
+    let _ = with_key_data!(keys, k => f.par_contains_batch(k, out));
     Ok(())
 }
 

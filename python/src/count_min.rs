@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyType};
 
-use crate::batch::{Keys, answers, feed, with_keys};
+use crate::batch::{Keys, answers, feed, with_key_data};
 use crate::errors::{named, to_py, unsigned};
 use crate::keys::{KeyBytes, key_bytes};
 use crate::persist;
@@ -36,13 +36,13 @@ impl CountMinSketch {
 /// sequential counters; on rayon's threads when the crate finds it pays,
 /// never for conservative sketches).
 fn add(sketch: &mut lesshash::CountMinSketch, keys: Keys<'_>, count: u64) {
-    with_keys!(keys, k => sketch.par_add_batch(k, count));
+    with_key_data!(keys, k => sketch.par_add_batch(k, count));
 }
 
 /// Batch adds of one count per key (`counts`: as long as the keys), with
 /// the crate's `par_add_updates`.
 fn add_counts(sketch: &mut lesshash::CountMinSketch, keys: Keys<'_>, counts: &[u64]) {
-    with_keys!(keys, k => {
+    with_key_data!(keys, k => {
         let updates: Vec<_> = k.iter().copied().zip(counts.iter().copied()).collect();
         sketch.par_add_updates(&updates);
     });
@@ -187,7 +187,7 @@ impl CountMinSketch {
         // The sketch records no key kind: any keys estimate.
         let (out, _) = answers(keys, |py, keys, out| {
             self.inner.read_detached(py, |s| {
-                with_keys!(keys, k => s.estimate_batch(k, out)).ok();
+                with_key_data!(keys, k => s.estimate_batch(k, out)).ok();
             });
             Ok(())
         })?;

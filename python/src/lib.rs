@@ -30,7 +30,7 @@ fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bloom::BloomFilter>()?;
     m.add_class::<count_min::CountMinSketch>()?;
     m.add_class::<frames::Payload>()?;
-    m.add_class::<parquet::SplitBlockFilter>()?;
+    m.add_class::<parquet::ParquetFilter>()?;
     m.add_class::<spark::SparkBloomFilter>()?;
     m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
     m.add("KERNEL", lesshash::kernel_name())?;

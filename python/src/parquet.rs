@@ -1,5 +1,5 @@
-//! `lesshash.SplitBlockFilter`: the crate's Parquet split-block filter
-//! (`lesshash::parquet::SplitBlockFilter`), whose keys are Arrow arrays
+//! `lesshash.ParquetFilter`: the crate's Parquet split-block filter
+//! (`lesshash::parquet::ParquetFilter`), whose keys are Arrow arrays
 //! hashed in Parquet's encoding of their type (as a Parquet writer hashes
 //! a column: an `int32` key is 4 bytes, an `int64` 8, a string its bytes,
 //! all with XXH64), so that it answers the filters pyarrow writes into
@@ -14,19 +14,19 @@ use crate::arrays::{answers_to_py, chunks};
 use crate::batch::arrow_output;
 use crate::errors::to_py;
 
-/// A Parquet split-block Bloom filter: ``SplitBlockFilter(ndv, fpp)`` sized
+/// A Parquet split-block Bloom filter: ``ParquetFilter(ndv, fpp)`` sized
 /// as Parquet writers size one (at most `fpp` false positives after `ndv`
-/// distinct values), or ``SplitBlockFilter.from_bytes(data)``: a filter as
+/// distinct values), or ``ParquetFilter.from_bytes(data)``: a filter as
 /// a Parquet file stores it (its Thrift header and bitset). Keys are Arrow
 /// arrays (or anything ``pyarrow.array`` takes, converted by
 /// ``lesshash.parquet``), hashed by their Arrow type's Parquet encoding.
-#[pyclass(module = "lesshash", name = "SplitBlockFilter", frozen)]
-pub struct SplitBlockFilter {
-    inner: RwLock<lesshash::parquet::SplitBlockFilter>,
+#[pyclass(module = "lesshash", name = "ParquetFilter", frozen)]
+pub struct ParquetFilter {
+    inner: RwLock<lesshash::parquet::ParquetFilter>,
 }
 
-impl SplitBlockFilter {
-    fn wrap(inner: lesshash::parquet::SplitBlockFilter) -> Self {
+impl ParquetFilter {
+    fn wrap(inner: lesshash::parquet::ParquetFilter) -> Self {
         Self {
             inner: RwLock::new(inner),
         }
@@ -34,10 +34,10 @@ impl SplitBlockFilter {
 }
 
 #[pymethods]
-impl SplitBlockFilter {
+impl ParquetFilter {
     #[new]
     fn new(ndv: u64, fpp: f64) -> PyResult<Self> {
-        lesshash::parquet::SplitBlockFilter::with_ndv_fpp(ndv, fpp)
+        lesshash::parquet::ParquetFilter::with_ndv_fpp(ndv, fpp)
             .map(Self::wrap)
             .map_err(to_py)
     }
@@ -47,7 +47,7 @@ impl SplitBlockFilter {
     /// (XXH64, split-block, uncompressed) and exactly its bitset.
     #[classmethod]
     fn from_bytes(_cls: &Bound<'_, PyType>, data: &[u8]) -> PyResult<Self> {
-        lesshash::parquet::SplitBlockFilter::from_parquet_bytes(data)
+        lesshash::parquet::ParquetFilter::from_parquet_bytes(data)
             .map(Self::wrap)
             .map_err(to_py)
     }
@@ -58,7 +58,7 @@ impl SplitBlockFilter {
     /// ``bloom_filter_length``.
     #[staticmethod]
     fn stored_length(prefix: &[u8]) -> PyResult<usize> {
-        lesshash::parquet::SplitBlockFilter::stored_len(prefix).map_err(to_py)
+        lesshash::parquet::ParquetFilter::stored_len(prefix).map_err(to_py)
     }
 
     /// The Thrift header and the bitset, as a Parquet writer stores them.
@@ -125,22 +125,22 @@ impl SplitBlockFilter {
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
-            .cast::<SplitBlockFilter>()
+            .cast::<ParquetFilter>()
             .is_ok_and(|o| o.get().read().to_parquet_bitset() == self.read().to_parquet_bitset())
     }
 
     fn __repr__(&self) -> String {
         let f = self.read();
         format!(
-            "SplitBlockFilter(num_bytes={}, fill_ratio={:.4})",
+            "ParquetFilter(num_bytes={}, fill_ratio={:.4})",
             f.num_bytes(),
             f.fill_ratio()
         )
     }
 }
 
-impl SplitBlockFilter {
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, lesshash::parquet::SplitBlockFilter> {
+impl ParquetFilter {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, lesshash::parquet::ParquetFilter> {
         self.inner.read().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -11,7 +11,7 @@ import datetime
 import numpy as np
 import pytest
 
-from lesshash import SplitBlockFilter
+from lesshash import ParquetFilter
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -89,7 +89,7 @@ def test_a_filter_built_here_is_the_writers(written):
         stored = lp.column_filters(path, column).row_groups[0]
         mine = lp.build(t[column][:1000], ndv=1000, fpp=0.01)
         assert mine == stored, column
-        assert SplitBlockFilter.from_bytes(mine.to_bytes()) == stored
+        assert ParquetFilter.from_bytes(mine.to_bytes()) == stored
         assert mine.num_bytes == stored.num_bytes and 0 < mine.fill_ratio < 1
 
 
@@ -103,9 +103,9 @@ def test_files_without_filters_and_errors(tmp_path, written):
     with pytest.raises(KeyError, match="column 'nope' is not in"):
         lp.column_filters(plain, "nope")
     with pytest.raises(ValueError):
-        SplitBlockFilter.from_bytes(b"\x00" * 10)
+        ParquetFilter.from_bytes(b"\x00" * 10)
     with pytest.raises(TypeError, match="Arrow array"):
-        SplitBlockFilter(100, 0.01).contains_many([1, 2])
+        ParquetFilter(100, 0.01).contains_many([1, 2])
     path, _ = written
     data = bytearray(path.read_bytes())
     chunk = pq.ParquetFile(path).metadata.row_group(0).column(0)
@@ -115,3 +115,12 @@ def test_files_without_filters_and_errors(tmp_path, written):
     damaged.write_bytes(bytes(data))
     with pytest.raises(ValueError, match="row group 0, column 'i64'"):
         lp.column_filters(damaged, "i64")
+
+
+def test_the_old_name_is_the_same_class():
+    import lesshash
+    import lesshash.parquet
+
+    assert lesshash.SplitBlockFilter is ParquetFilter
+    assert lesshash.parquet.SplitBlockFilter is ParquetFilter
+    assert "SplitBlockFilter" not in lesshash.__all__  # new code: ParquetFilter

@@ -59,7 +59,7 @@
 //!
 //! # Parquet's filter
 //!
-//! [`SplitBlockFilter`](crate::parquet::SplitBlockFilter) hashes Parquet's
+//! [`ParquetFilter`](crate::parquet::ParquetFilter) hashes Parquet's
 //! plain encoding of the column's physical type instead (Parquet's rule,
 //! so that it answers filters read from Parquet files): 8- to 32-bit
 //! integers, Date32 and Time32 as INT32 (4 bytes), 64-bit ones, Date64,
@@ -477,7 +477,7 @@ impl crate::AtomicBloomFilter {
 /// the column's physical type (the [module docs](crate::arrow)), so that
 /// it answers filters read from Parquet files and Parquet readers find
 /// what it inserts. It records no key kind (Parquet's format has none).
-impl crate::parquet::SplitBlockFilter {
+impl crate::parquet::ParquetFilter {
     /// Inserts every key of `array` that is not null.
     ///
     /// # Errors

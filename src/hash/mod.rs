@@ -34,7 +34,7 @@
 //! a backend with a real 64-bit vector multiply is one trait impl: AVX-512
 //! DQ's `vpmullq` is that backend (`avx512`, four keys per register;
 //! `hash_batch` on the AVX-512 kernel; the filters' batch pipelines keep
-//! the scalar formulas, which overlap the vector probe: `batch::hash_keys`).
+//! the scalar formulas, which overlap the vector line test: `batch::hash_keys`).
 
 // `deny`, not `forbid`: `avx512`'s calls into `target_feature` functions
 // are the only `unsafe` here (it allows them itself; `short` and this

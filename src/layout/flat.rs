@@ -23,7 +23,7 @@
 use crate::bits::{Words, WordsMut};
 use crate::hash::independent_hash;
 use crate::scheme::{Progression, Scheme, reduce};
-use crate::simd::kernel::FlatSpec;
+use crate::simd::flat::FlatSpec;
 
 /// The addressing of a flat layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +43,7 @@ impl Flat {
         }
     }
 
-    /// What the batch index kernel needs of this layout.
+    /// What the batch index routine needs of this layout.
     pub(crate) fn kernel_spec(&self) -> FlatSpec {
         FlatSpec::from_parts(self.progression, self.stride, self.k)
     }

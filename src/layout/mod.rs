@@ -58,7 +58,7 @@ pub enum Layout {
     /// wastes no bit of the block (other k leave `512 mod k` bits unused). The
     /// cheapest probe (one vector compare for k = 8 or 16); 10.10 bits/key
     /// for 1% at k = 8. Not Parquet's split-block filter
-    /// ([`SplitBlockFilter`](crate::parquet::SplitBlockFilter): 256-bit
+    /// ([`ParquetFilter`](crate::parquet::ParquetFilter): 256-bit
     /// blocks of eight 32-bit words, always eight probes, XXH64).
     SplitBlock = 4,
 }
@@ -69,7 +69,7 @@ impl Layout {
     /// The scheme a filter of this layout gets unless one is chosen
     /// ([`Builder::scheme`](crate::Builder::scheme)), by measurement:
     ///
-    /// * blocked layouts: [`Scheme::DoubleHashing`]. Their in-block probes
+    /// * blocked layouts: [`Scheme::DoubleHashing`]. Their in-block line tests
     ///   come from h2 alone (salted multiplies); every two-hash scheme
     ///   sets the same bits, so the cheapest name is the honest one.
     /// * classic and partitioned: enhanced double hashing with `f(i) =

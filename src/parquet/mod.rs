@@ -2,7 +2,7 @@
 //!
 //! Parquet column chunks may carry a Bloom filter in the format's
 //! [split-block layout](https://github.com/apache/parquet-format/blob/master/BloomFilter.md).
-//! [`SplitBlockFilter`] is that filter exactly, so a bitset read from a
+//! [`ParquetFilter`] is that filter exactly, so a bitset read from a
 //! Parquet file can be queried by lesshash, and one built by lesshash can be
 //! written into a Parquet file:
 //!
@@ -23,26 +23,26 @@
 //! its key encoding are fixed by the Parquet format, not by lesshash.
 //!
 //! ```
-//! use lesshash::parquet::SplitBlockFilter;
+//! use lesshash::parquet::ParquetFilter;
 //!
 //! // Sized by the exact split-block formula (not Parquet's rule, which
 //! // misses its target: see `with_ndv_fpp`).
-//! let mut sbbf = SplitBlockFilter::with_fpr(10_000, 0.01)?;
+//! let mut sbbf = ParquetFilter::with_fpr(10_000, 0.01)?;
 //! sbbf.insert("alice");
 //! sbbf.insert(&42i64);
 //! assert!(sbbf.contains("alice") && sbbf.contains(&42i64));
 //!
 //! // The bitset a Parquet writer stores after the BloomFilterHeader.
 //! let bytes = sbbf.to_parquet_bitset();
-//! let back = SplitBlockFilter::from_parquet_bitset(&bytes)?;
+//! let back = ParquetFilter::from_parquet_bitset(&bytes)?;
 //! assert_eq!(back, sbbf);
 //! # Ok::<(), lesshash::Error>(())
 //! ```
 //!
 //! In a Parquet file the bitset follows a Thrift compact `BloomFilterHeader`
 //! at the column chunk's `bloom_filter_offset`:
-//! [`to_parquet_bytes`](SplitBlockFilter::to_parquet_bytes) and
-//! [`from_parquet_bytes`](SplitBlockFilter::from_parquet_bytes) write and
+//! [`to_parquet_bytes`](ParquetFilter::to_parquet_bytes) and
+//! [`from_parquet_bytes`](ParquetFilter::from_parquet_bytes) write and
 //! read both ([`parquet_header`], [`parse_parquet_header`]). The
 //! differential test against the `parquet` crate is `tests/parquet.rs`.
 //!
@@ -242,15 +242,24 @@ pub(crate) fn parquet_round_bytes(num_bytes: usize) -> usize {
         .next_power_of_two()
 }
 
-/// A Parquet split-block Bloom filter (see the [module docs](self)).
+/// The old name of [`ParquetFilter`], kept so that code written for
+/// 0.1's first releases builds; `lesshash::Layout::SplitBlock` (a
+/// lesshash layout) is a different thing, hence the rename.
+#[deprecated(note = "renamed `lesshash::parquet::ParquetFilter`")]
+pub type SplitBlockFilter = ParquetFilter;
+
+/// A Parquet split-block Bloom filter (see the [module docs](self)), named
+/// for its format: the Bloom filters Parquet writers store beside a column
+/// chunk. Not [`Layout::SplitBlock`](crate::Layout::SplitBlock), lesshash's
+/// own split-block layout (512-bit blocks, any k, two-hash addressing).
 ///
 /// Equality compares the bits.
 #[derive(Clone, PartialEq, Eq)]
-pub struct SplitBlockFilter {
+pub struct ParquetFilter {
     blocks: Vec<SbbfBlock>,
 }
 
-impl SplitBlockFilter {
+impl ParquetFilter {
     /// An empty filter of `num_blocks` blocks (any count from 1 to
     /// 2^32; Parquet writers use powers of two).
     ///
@@ -520,7 +529,7 @@ impl SplitBlockFilter {
     ///
     /// # Errors
     /// [`Error::Incompatible`] (`num_blocks`) if the sizes differ.
-    pub fn union(&mut self, other: &SplitBlockFilter) -> Result<(), Error> {
+    pub fn union(&mut self, other: &ParquetFilter) -> Result<(), Error> {
         if self.blocks.len() != other.blocks.len() {
             return Err(Error::Incompatible {
                 parameter: "num_blocks",
@@ -568,9 +577,9 @@ impl SplitBlockFilter {
 }
 
 /// Shows the size and the fill, never the bits.
-impl std::fmt::Debug for SplitBlockFilter {
+impl std::fmt::Debug for ParquetFilter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SplitBlockFilter")
+        f.debug_struct("ParquetFilter")
             .field("num_blocks", &self.num_blocks())
             .field("count_ones", &self.count_ones())
             .finish()

@@ -20,7 +20,7 @@ fn simd_mask_equals_the_oracle() {
 #[test]
 fn batch_paths_equal_the_scalar_oracle() {
     for blocks in [1u64, 2, 3, 7, 64, 1000] {
-        let mut scalar = SplitBlockFilter::new(blocks).unwrap();
+        let mut scalar = ParquetFilter::new(blocks).unwrap();
         let mut batch = scalar.clone();
         let keys: Vec<u64> = (0..3000u64).map(|i| i * 2).collect();
         for k in &keys {
@@ -48,25 +48,25 @@ fn every_block_is_reachable_and_index_in_range() {
 
 #[test]
 fn bitset_roundtrip_and_bad_lengths() {
-    let mut f = SplitBlockFilter::new(5).unwrap();
+    let mut f = ParquetFilter::new(5).unwrap();
     f.insert("x");
     let bytes = f.to_parquet_bitset();
     assert_eq!(bytes.len(), 160);
     let mut streamed = Vec::new();
     f.write_parquet_bitset(&mut streamed).unwrap();
     assert_eq!(streamed, bytes);
-    assert_eq!(SplitBlockFilter::from_parquet_bitset(&bytes).unwrap(), f);
+    assert_eq!(ParquetFilter::from_parquet_bitset(&bytes).unwrap(), f);
     for bad in [0usize, 1, 31, 33] {
-        let err = SplitBlockFilter::from_parquet_bitset(&vec![0; bad])
+        let err = ParquetFilter::from_parquet_bitset(&vec![0; bad])
             .unwrap_err()
             .to_string();
         assert!(err.contains("`bitset`"), "{err}");
     }
-    assert!(SplitBlockFilter::new(0).is_err());
-    assert!(SplitBlockFilter::new(MAX_BLOCKS + 1).is_err());
+    assert!(ParquetFilter::new(0).is_err());
+    assert!(ParquetFilter::new(MAX_BLOCKS + 1).is_err());
     for p in [0.0, 1.0, -1.0, f64::NAN] {
-        assert!(SplitBlockFilter::with_fpr(10, p).is_err());
-        assert!(SplitBlockFilter::with_ndv_fpp(10, p).is_err());
+        assert!(ParquetFilter::with_fpr(10, p).is_err());
+        assert!(ParquetFilter::with_ndv_fpp(10, p).is_err());
     }
 }
 
@@ -95,7 +95,7 @@ fn with_fpr_is_the_smallest_meeting_the_target() {
         (100_000, 0.001),
         (1_000_000, 0.01),
     ] {
-        let f = SplitBlockFilter::with_fpr(n, p).unwrap();
+        let f = ParquetFilter::with_fpr(n, p).unwrap();
         let z = f.num_blocks();
         assert!(sbbf_fpr(z, n) <= p);
         assert!(z == 1 || sbbf_fpr(z - 1, n) > p);

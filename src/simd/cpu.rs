@@ -4,7 +4,7 @@
 //! [`Avx512::detect`], each asking the CPU once per process (cached). Every
 //! call into a `#[target_feature(enable = ...)]` function in the crate is
 //! made with the matching token in hand (the blocked layouts' probe stores
-//! one when a filter is built; the flat index kernel and the batched hash
+//! one when a filter is built; the flat index routine and the batched hash
 //! get one per call), so "this CPU has AVX2 / AVX-512" is a value the types
 //! carry, checked once. A leaf: it imports nothing from the crate.
 

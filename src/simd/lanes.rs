@@ -2,7 +2,7 @@
 //! a vector. The flat layouts' index computation
 //! ([`Progression::lanes`](crate::scheme::Progression::lanes): the chain
 //! and the `f(i)` table, or the recurrences) and the kernels' chunk loop
-//! (`kernel::flat_indices_in`) are written once over [`Lanes64`]; `u64`
+//! (`flat::flat_indices_in`) are written once over [`Lanes64`]; `u64`
 //! implements it here (the single-key path and the scalar kernel), the
 //! SIMD kernels for their vectors (`kernel::wide`, `kernel::avx2`), each
 //! implementation a few one-line operations.

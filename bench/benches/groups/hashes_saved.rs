@@ -12,13 +12,13 @@
 //!   (memory dominates), for key sizes 8 and 64 only to bound the run time;
 //! * `hashes_saved_batch`: `insert_batch` of the `CHUNK` keys into the
 //!   16 KiB classic filter (the batch pipeline: batched hash, the flat
-//!   index kernel, no prefetch at this size), k = 8 and key sizes 8, 16
+//!   index routine, no prefetch at this size), k = 8 and key sizes 8, 16
 //!   and 64;
 //! * `hashes_saved_bound`: one XXH3-64 (`xxh3-64/key=<bytes>`) and one
 //!   XXH3-128 (`xxh3-128/key=<bytes>`) per key and nothing else: the
 //!   report's bound of the speedup, k * t64 / t128;
 //! * `hashes_saved_kernel`: the k indices of `CHUNK` pre-hashed keys
-//!   through each index kernel available here (`Kernel::flat_indices`,
+//!   through each index routine available here (`flat_indices`,
 //!   ids `<scheme>/k=<k>/kernel=<name>`): the index arithmetic alone, the
 //!   hash already paid.
 //!

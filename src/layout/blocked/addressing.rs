@@ -38,7 +38,7 @@ pub(crate) fn lane_hash(h2: u64, i: u32) -> u32 {
 /// between the blocked layout ([`One`](Self::One) segment, the whole
 /// block, for every probe) and the split-block layout
 /// ([`PerProbe`](Self::PerProbe): k segments of `floor(512 / k)` bits,
-/// probe i in segment i). The vector probes take it as a const generic
+/// probe i in segment i). The vector line tests take it as a const generic
 /// `SPLIT: bool` (`true` for `PerProbe`), an enum not being a const
 /// generic on stable Rust.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub(crate) struct InBlockConstants {
     pub(crate) step: u32,
     /// `32 - log2(seg)` when `seg` is a power of two, 0 otherwise.
     pub(crate) shift: u32,
-    /// For the vector probes, which go 8 probes at a time: lane j of the
+    /// For the vector line tests, which go 8 probes at a time: lane j of the
     /// last group of 8 is a probe (all ones) or past k (zero).
     pub(crate) last_lanes: [i32; 8],
     /// `last_lanes` with bit 0 only: the lanes the k <= 8 vector test

@@ -33,7 +33,7 @@
 
 pub(crate) mod addressing;
 
-pub(crate) use crate::simd::block::{KeyProbe, VectorBackend};
+pub(crate) use crate::simd::block::{KeyRoute, VectorBackend};
 
 pub(crate) use addressing::{
     BLOCK_BITS, InBlockConstants, Segments, block_index, lane_hash, lane_input, position,
@@ -59,13 +59,13 @@ pub(crate) struct Blocks {
     blocks: u64,
     /// Where each probe lands inside the block.
     consts: InBlockConstants,
-    /// The vector probe, if the kernel in use has one.
+    /// The vector line test, if the kernel in use has one.
     vector: VectorBackend,
 }
 
 impl Blocks {
     /// `blocks` blocks (at least 1), k probes (1 to 64), probed with the
-    /// vector probe of `kernel` where it has one.
+    /// vector line test of `kernel` where it has one.
     pub(crate) fn new(blocks: u64, k: u32, segs: Segments, kernel: Kernel) -> Self {
         Self {
             blocks: blocks.max(1),
@@ -74,7 +74,7 @@ impl Blocks {
         }
     }
 
-    /// The same probe, with the vector probe of `kernel`.
+    /// The same probe, with the vector line test of `kernel`.
     pub(crate) fn with_kernel(self, kernel: Kernel) -> Self {
         Self {
             vector: VectorBackend::for_kernel(kernel),
@@ -84,8 +84,8 @@ impl Blocks {
 
     /// The one-key route of this filter's kernel, hashing under `secrets`
     /// (the same bits as [`test`](Self::test) and [`set`](Self::set)).
-    pub(crate) fn key_probe(&self, secrets: Secrets) -> KeyProbe {
-        KeyProbe::blocked(&self.vector, self.blocks, self.consts, secrets)
+    pub(crate) fn key_route(&self, secrets: Secrets) -> KeyRoute {
+        KeyRoute::blocked(&self.vector, self.blocks, self.consts, secrets)
     }
 
     /// The block of a key whose low hash half is `h1`.
@@ -128,7 +128,7 @@ impl Blocks {
     }
 
     /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
-    /// by the vector probe where there is one, else branch-free scalar code.
+    /// by the vector line test where there is one, else branch-free scalar code.
     #[inline(always)]
     pub(crate) fn test_line(&self, line: impl Line, h2: u64) -> bool {
         match self.vector.block_test(&line, h2, self.consts) {
@@ -139,7 +139,7 @@ impl Blocks {
 
     /// Whether each key of a chunk (its block and hash) is possibly in the
     /// plain `words`, answers in `out`: one vector call per chunk where the
-    /// kernel has a vector probe, the scalar probe per key otherwise.
+    /// kernel has a vector line test, the scalar probe per key otherwise.
     #[inline(always)]
     pub(crate) fn test_chunk(
         &self,
@@ -157,7 +157,7 @@ impl Blocks {
     }
 
     /// [`test_chunk`](Self::test_chunk) by the scalar probe, out of line
-    /// like the vector probes' chunk functions: inlined into the batch
+    /// like the vector line tests' chunk functions: inlined into the batch
     /// pipeline beside their calls, its per-key loop lost registers to
     /// them (more instructions per key; docs/bench-notes/2026-11-26.md).
     #[inline(never)]
@@ -174,7 +174,7 @@ impl Blocks {
     }
 
     /// [`test_line`](Self::test_line) in scalar code, each probe `ok &=
-    /// word >> bit`: the oracle of the vector probe.
+    /// word >> bit`: the oracle of the vector line test.
     #[inline(always)]
     pub(crate) fn test_line_scalar(&self, line: impl Line, h2: u64) -> bool {
         let mut ok = 1;
@@ -193,7 +193,7 @@ impl Blocks {
     }
 
     /// Whether a two-hash key is possibly in `words`. Plain words with a
-    /// vector probe: one call from the hash to the answer (the block, its
+    /// vector line test: one call from the hash to the answer (the block, its
     /// bounds check and the probe in the same vector function).
     #[inline(always)]
     pub(crate) fn test<W: Words + ?Sized>(&self, words: &W, hash: u128) -> bool {
@@ -208,7 +208,7 @@ impl Blocks {
     }
 
     /// [`test`](Self::test) without the fused vector call (atomic words,
-    /// a kernel without a vector probe), out of line: inlined into `test`,
+    /// a kernel without a vector line test), out of line: inlined into `test`,
     /// its register needs made every fused query save and restore six
     /// registers.
     #[inline(never)]
@@ -234,7 +234,7 @@ impl Blocks {
 
     /// Sets the bits of each key of a chunk (its block and hash) in
     /// `words`: one vector call per chunk into plain words where the kernel
-    /// has a vector probe; otherwise plain words get each probe's bit ORed
+    /// has a vector line test; otherwise plain words get each probe's bit ORed
     /// straight into its word of the line, and other storage (atomic) the
     /// key's [`mask`](Self::mask) ORed into the line.
     ///
@@ -494,9 +494,9 @@ mod tests {
 
     use crate::test_support::next;
 
-    /// Every vector probe to check against the scalar one, named: each
+    /// Every vector line test to check against the scalar one, named: each
     /// available kernel's, and `wide`'s even where the kernel does not
-    /// choose it (`wide::BLOCK_PROBE`).
+    /// choose it (`wide::BLOCK_LINE_TEST`).
     fn probes(blocks: u64, k: u32, segs: Segments) -> Vec<(String, Blocks)> {
         let mut probes: Vec<(String, Blocks)> = Kernel::available()
             .into_iter()

@@ -27,25 +27,25 @@ use crate::layout::blocked::addressing::InBlockConstants;
 use crate::salts::SALTS;
 use crate::simd::cpu::Avx2;
 
-/// The AVX2 block probe, holding the token that proves the CPU has AVX2
+/// The AVX2 block line test, holding the token that proves the CPU has AVX2
 /// (so calling the `target_feature` functions below is sound).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Avx2Probe(Avx2);
+pub(crate) struct Avx2LineTest(Avx2);
 
-impl Avx2Probe {
+impl Avx2LineTest {
     /// The probe, if the CPU has AVX2.
     pub(crate) fn detect() -> Option<Self> {
-        Avx2::detect().map(Avx2Probe)
+        Avx2::detect().map(Avx2LineTest)
     }
 }
 
-super::intrinsics_probe!(Avx2Probe, "avx2");
+super::intrinsics_line_test!(Avx2LineTest, "avx2");
 
 /// The in-block positions of probes `8g .. 8g + 8` of a key (`x`, its h2
 /// in both 64-bit halves of every lane pair, so lane j multiplies the low
 /// half for even j, the high half for odd j): `layout::blocked::InBlockConstants::bit`
 /// on eight lanes. `SPLIT` is whether the layout is split-block (`consts.step
-/// != 0`), a parameter so that the blocked probe compiles to one multiply
+/// != 0`), a parameter so that the blocked line test compiles to one multiply
 /// and one shift (its segment is the whole 512-bit block: `x >> 23`).
 #[target_feature(enable = "avx2")]
 #[inline]

@@ -39,20 +39,20 @@ use crate::simd::cpu::Avx512;
 /// Probes per vector: 32-bit lanes of a 512-bit register.
 const LANES: u32 = 16;
 
-/// The AVX-512 block probe, holding the token that proves the CPU has
+/// The AVX-512 block line test, holding the token that proves the CPU has
 /// AVX-512 F, DQ, BW and VL (so calling the `target_feature` functions
 /// below is sound).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Avx512Probe(Avx512);
+pub(crate) struct Avx512LineTest(Avx512);
 
-impl Avx512Probe {
+impl Avx512LineTest {
     /// The probe, if the CPU has AVX-512.
     pub(crate) fn detect() -> Option<Self> {
-        Avx512::detect().map(Avx512Probe)
+        Avx512::detect().map(Avx512LineTest)
     }
 }
 
-super::intrinsics_probe!(Avx512Probe, "avx512f,avx512dq,avx512bw,avx512vl");
+super::intrinsics_line_test!(Avx512LineTest, "avx512f,avx512dq,avx512bw,avx512vl");
 
 /// The lanes of group `g` (probes `16g .. 16g + 16`) that are probes:
 /// all sixteen but in the last group, where only the remaining

@@ -1,4 +1,4 @@
-//! The blocked layouts' in-register probes, one module per backend
+//! The blocked layouts' in-register line tests, one module per backend
 //! (`avx2`, `avx512`: intrinsics behind their CPU tokens; `wide`: the
 //! portable one), and [`VectorBackend`], the one dispatcher, chosen once per
 //! filter from its [`Kernel`] and stored in its geometry (`Blocks`). Each
@@ -11,19 +11,19 @@
 // functions); the dispatch below has none.
 #![deny(unsafe_code)]
 
-/// The methods and the chunk and fused functions of an intrinsics probe
-/// (`avx2`, `avx512`), written once: `$probe` holds the token of the CPU
+/// The methods and the chunk and fused functions of an intrinsics line test
+/// (`avx2`, `avx512`), written once: `$ty` holds the token of the CPU
 /// features `$features` (a string for `target_feature`), and the backend
 /// supplies `block_test::<SPLIT>(line, h2, consts) -> bool` and its
 /// k <= 8 form `block_test8`, the key's mask `block_mask::<SPLIT>(h2,
 /// consts)` and its form for exactly K <= 8 probes `block_mask8::<SPLIT,
 /// K>`, and `or_into(line, mask)`, compiled with those features. Each
 /// method calls into them with `SPLIT` (`consts.step != 0`: the
-/// split-block layout) as a const generic, so that the blocked probe
+/// split-block layout) as a const generic, so that the blocked line test
 /// compiles to its one multiply and shift. The chunk forms are one call
 /// into vector code per chunk, the per-key probe inlined in it (a call per
 /// key cost more than the probe). The single-key forms are one call from
-/// the key to the answer: `contains_key` / `insert_key` ([`KeyProbe`]'s)
+/// the key to the answer: `contains_key` / `insert_key` ([`KeyRoute`]'s)
 /// hash the key, look its block up and probe it in the vector function,
 /// generic over the key type so that the hash stays specialised to the
 /// key's length (taking the key's bytes instead, XXH3 ran its length
@@ -31,9 +31,9 @@
 /// `block_insert` do the same from a hash the caller already has (the
 /// pre-hashed handles).
 #[cfg(target_arch = "x86_64")]
-macro_rules! intrinsics_probe {
-    ($probe:ident, $features:literal) => {
-        impl $probe {
+macro_rules! intrinsics_line_test {
+    ($ty:ident, $features:literal) => {
+        impl $ty {
             /// Whether the k probe bits of a blocked-layout key (its h2) are
             /// all set in `line` (the same bits as the scalar probe).
             #[inline]
@@ -87,13 +87,13 @@ macro_rules! intrinsics_probe {
                 self,
                 lines: &[[u64; 8]],
                 key: &K,
-                probe: &$crate::simd::block::KeyProbe,
+                route: &$crate::simd::block::KeyRoute,
             ) -> bool
             where
                 K: $crate::Key + ?Sized,
             {
                 // SAFETY: as in `block_test`.
-                unsafe { contains_key::<K, SPLIT, SMALL>(lines, key, probe) }
+                unsafe { contains_key::<K, SPLIT, SMALL>(lines, key, route) }
             }
 
             /// Sets the bits of `key` in a blocked-layout filter (its
@@ -103,12 +103,12 @@ macro_rules! intrinsics_probe {
                 self,
                 lines: &mut [[u64; 8]],
                 key: &K,
-                probe: &$crate::simd::block::KeyProbe,
+                route: &$crate::simd::block::KeyRoute,
             ) where
                 K: $crate::Key + ?Sized,
             {
                 // SAFETY: as in `block_test`.
-                unsafe { insert_key::<K, SPLIT>(lines, key, probe) }
+                unsafe { insert_key::<K, SPLIT>(lines, key, route) }
             }
 
             /// Sets the bits of the key with this hash (the fused insert).
@@ -277,15 +277,15 @@ macro_rules! intrinsics_probe {
         fn contains_key<K, const SPLIT: bool, const SMALL: bool>(
             lines: &[[u64; 8]],
             key: &K,
-            probe: &$crate::simd::block::KeyProbe,
+            route: &$crate::simd::block::KeyRoute,
         ) -> bool
         where
             K: $crate::Key + ?Sized,
         {
-            let consts = &probe.consts;
-            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &probe.secrets));
+            let consts = &route.consts;
+            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &route.secrets));
             let (h1, h2) = $crate::hash::split(hash);
-            let b = $crate::layout::blocked::addressing::block_index(h1, probe.blocks) as usize;
+            let b = $crate::layout::blocked::addressing::block_index(h1, route.blocks) as usize;
             let line = &lines[b];
             if SMALL {
                 block_test8::<SPLIT>(line, h2, consts)
@@ -298,14 +298,14 @@ macro_rules! intrinsics_probe {
         fn insert_key<K, const SPLIT: bool>(
             lines: &mut [[u64; 8]],
             key: &K,
-            probe: &$crate::simd::block::KeyProbe,
+            route: &$crate::simd::block::KeyRoute,
         ) where
             K: $crate::Key + ?Sized,
         {
-            let consts = &probe.consts;
-            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &probe.secrets));
+            let consts = &route.consts;
+            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &route.secrets));
             let (h1, h2) = $crate::hash::split(hash);
-            let b = $crate::layout::blocked::addressing::block_index(h1, probe.blocks) as usize;
+            let b = $crate::layout::blocked::addressing::block_index(h1, route.blocks) as usize;
             let line = &mut lines[b];
             // k <= 8 unrolled for the filter's k (one jump on k), as the
             // chunk insert does.
@@ -336,7 +336,7 @@ macro_rules! intrinsics_probe {
     };
 }
 #[cfg(target_arch = "x86_64")]
-use intrinsics_probe;
+use intrinsics_line_test;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -347,7 +347,7 @@ mod wide;
 use crate::layout::blocked::addressing::InBlockConstants;
 use crate::simd::kernel::Kernel;
 
-/// The in-register probe of a filter, chosen once when the filter is built
+/// The in-register line test of a filter, chosen once when the filter is built
 /// or loaded: AVX-512 when the kernel in use is AVX-512 and AVX2 when it
 /// is AVX2 (each implies the CPU has it: the token proves it), the portable `wide` test when it is
 /// [`Kernel::Wide`] (inserts stay scalar), otherwise none and the layout's
@@ -361,10 +361,10 @@ pub(crate) struct VectorBackend {
     /// The AVX-512 probe, with the token that proves the CPU has it.
     /// Tested after AVX2's: the default kernel pays no extra branch.
     #[cfg(target_arch = "x86_64")]
-    avx512: Option<avx512::Avx512Probe>,
+    avx512: Option<avx512::Avx512LineTest>,
     /// The AVX2 probe, with the token that proves the CPU has it.
     #[cfg(target_arch = "x86_64")]
-    avx2: Option<avx2::Avx2Probe>,
+    avx2: Option<avx2::Avx2LineTest>,
     /// `wide`'s `u32x8` test ([`wide::block_test`]), instructions chosen
     /// at compile time; inserts by the scalar probe. (A field beside the
     /// token, not an enum with it: as an enum, the AVX2 batch calls
@@ -385,18 +385,18 @@ impl VectorBackend {
     /// The probe for `kernel`: AVX-512 for [`Kernel::Avx512`] and AVX2 for
     /// [`Kernel::Avx2`] on a CPU with it,
     /// `wide`'s for [`Kernel::Wide`] where it is built with the lane
-    /// operations it needs ([`wide::BLOCK_PROBE`]), none otherwise.
+    /// operations it needs ([`wide::BLOCK_LINE_TEST`]), none otherwise.
     pub(crate) fn for_kernel(kernel: Kernel) -> Self {
         Self {
             #[cfg(target_arch = "x86_64")]
             avx512: (kernel == Kernel::Avx512)
-                .then(avx512::Avx512Probe::detect)
+                .then(avx512::Avx512LineTest::detect)
                 .flatten(),
             #[cfg(target_arch = "x86_64")]
             avx2: (kernel == Kernel::Avx2)
-                .then(avx2::Avx2Probe::detect)
+                .then(avx2::Avx2LineTest::detect)
                 .flatten(),
-            wide: kernel == Kernel::Wide && wide::BLOCK_PROBE,
+            wide: kernel == Kernel::Wide && wide::BLOCK_LINE_TEST,
         }
     }
 
@@ -456,7 +456,7 @@ impl VectorBackend {
     }
 
     /// [`block_contains`](Self::block_contains) for an insert into plain
-    /// words; `false` when there is no vector probe (nothing was set).
+    /// words; `false` when there is no vector line test (nothing was set).
     /// `wide` has no insert: the scalar probe's ORs measured as fast or
     /// faster (see `wide.rs`).
     #[inline(always)]
@@ -482,7 +482,7 @@ impl VectorBackend {
     }
 
     /// Sets the bits of a chunk of blocked-layout keys in plain words by the
-    /// vector probe; `false` when there is none (the caller sets them in
+    /// vector line test; `false` when there is none (the caller sets them in
     /// scalar code, also for `wide`: see
     /// [`block_insert`](Self::block_insert)).
     #[inline(always)]
@@ -550,7 +550,7 @@ impl VectorBackend {
 // Off x86_64 every filter takes `Route::Layout`: the blocks and constants
 // go unread there.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-pub(crate) struct KeyProbe {
+pub(crate) struct KeyRoute {
     route: Route,
     blocks: u64,
     consts: InBlockConstants,
@@ -564,21 +564,21 @@ pub(crate) struct KeyProbe {
 #[derive(Debug, Clone, Copy)]
 enum Route {
     #[cfg(target_arch = "x86_64")]
-    Avx2Blocked8(avx2::Avx2Probe),
+    Avx2Blocked8(avx2::Avx2LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx2Split8(avx2::Avx2Probe),
+    Avx2Split8(avx2::Avx2LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx2Blocked(avx2::Avx2Probe),
+    Avx2Blocked(avx2::Avx2LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx2Split(avx2::Avx2Probe),
+    Avx2Split(avx2::Avx2LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx512Blocked8(avx512::Avx512Probe),
+    Avx512Blocked8(avx512::Avx512LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx512Split8(avx512::Avx512Probe),
+    Avx512Split8(avx512::Avx512LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx512Blocked(avx512::Avx512Probe),
+    Avx512Blocked(avx512::Avx512LineTest),
     #[cfg(target_arch = "x86_64")]
-    Avx512Split(avx512::Avx512Probe),
+    Avx512Split(avx512::Avx512LineTest),
     /// No route of its own: the layout's probe answers.
     Layout,
 }
@@ -589,7 +589,7 @@ enum Route {
     not(target_arch = "x86_64"),
     allow(irrefutable_let_patterns, unused_variables)
 )]
-impl KeyProbe {
+impl KeyRoute {
     /// The hash constants of the filter's seed.
     #[inline(always)]
     pub(crate) fn secrets(&self) -> &crate::hash::Secrets {
@@ -607,7 +607,7 @@ impl KeyProbe {
     }
 
     /// The route of a blocked-layout filter of `blocks` blocks with
-    /// `consts`, hashing under `secrets`, by the vector probe of `vector`
+    /// `consts`, hashing under `secrets`, by the vector line test of `vector`
     /// where it has an intrinsics one.
     pub(crate) fn blocked(
         vector: &VectorBackend,

@@ -31,7 +31,7 @@ use crate::salts::SALTS;
 /// docs/bench-notes/2026-11-26.md; times per build in
 /// docs/bench-notes/2026-11-27.md, "The workspace split"). Measured only on
 /// x86_64: other targets keep the scalar probe until measured.
-pub(crate) const BLOCK_PROBE: bool = cfg!(target_feature = "avx2");
+pub(crate) const BLOCK_LINE_TEST: bool = cfg!(target_feature = "avx2");
 
 /// Lanes 0..8 as a vector.
 const IOTA: u32x8 = u32x8::new([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -65,7 +65,7 @@ fn block_lanes(line: &[u64; 8]) -> [u32x8; 2] {
 /// The in-block positions of probes `8g .. 8g + 8` of a key whose
 /// [`probe_inputs`] are `x`: `layout::blocked::InBlockConstants::bit` on eight
 /// lanes. `SPLIT` is whether the layout is split-block (`consts.step != 0`), a
-/// parameter so that the blocked probe is one multiply and one shift.
+/// parameter so that the blocked line test is one multiply and one shift.
 #[inline(always)]
 fn group_positions<const SPLIT: bool>(x: u32x8, g: u32, consts: &InBlockConstants) -> u32x8 {
     let salts: [u32; 8] = SALTS[8 * g as usize..][..8].try_into().unwrap_or_default();

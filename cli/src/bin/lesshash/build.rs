@@ -12,7 +12,7 @@ use lesshash::{BloomFilter, Layout, Scheme};
 use crate::columnar::{Columnar, Feed, rewound};
 use crate::input::{
     BadKey, Chunks, Encoded, Format, InputArgs, KeySpec, at_line, count_lines, encode_keys,
-    for_each_line, recycle, strip_eol, with_keys,
+    for_each_line, recycle, strip_eol, with_encoded,
 };
 use crate::output::{Output, input_id};
 use crate::parallel::Blocks;
@@ -346,7 +346,7 @@ impl Filling {
     /// insert runs on the calling thread).
     fn insert_keys(&mut self, keys: Encoded<'_>, pool: Option<&rayon::ThreadPool>) {
         match self {
-            Filling::Lesshash(f) => with_keys!(keys, |k| match pool {
+            Filling::Lesshash(f) => with_encoded!(keys, |k| match pool {
                 Some(pool) => pool.install(|| f.par_insert_batch(k)),
                 None => f.insert_batch(k),
             }),
@@ -598,7 +598,7 @@ fn insert_all(
 ) -> Result<Built> {
     let mut ints = Vec::new();
     let (n, skipped) = cut_all(reader, spec, name, bar, |keys| {
-        with_keys!(spec.encode(keys, &mut ints)?, |k| filter.insert_batch(k));
+        with_encoded!(spec.encode(keys, &mut ints)?, |k| filter.insert_batch(k));
         Ok(())
     })?;
     Ok((filter, n, skipped))
@@ -689,7 +689,7 @@ fn hash_cuts(cuts: &[Cut<'_>], spec: KeySpec, seed: u64, hashes: &mut Vec<u128>)
                         }),
                         Err(e) => e,
                     })?;
-            with_keys!(encoded, |k| lesshash::hash_batch(k, seed, part)
+            with_encoded!(encoded, |k| lesshash::hash_batch(k, seed, part)
                 .expect("a part per piece's keys"));
             Ok(())
         },
@@ -725,7 +725,7 @@ fn insert_parallel(
                     .par_insert_batch(&hashes);
             } else {
                 let keys: Vec<&[u8]> = cuts.iter().flat_map(|c| &c.keys).copied().collect();
-                with_keys!(spec.encode(&keys, &mut Vec::new())?, |k| filter
+                with_encoded!(spec.encode(&keys, &mut Vec::new())?, |k| filter
                     .par_insert_batch(k));
             }
             Ok(())
@@ -755,7 +755,7 @@ fn spool_hashes(
     let (mut hashes, mut ints): (Vec<u128>, _) = (Vec::new(), Vec::new());
     let (_, skipped) = cut_all(reader, spec, name, bar, |keys| {
         hashes.resize(keys.len(), 0);
-        with_keys!(spec.encode(keys, &mut ints)?, |k| lesshash::hash_batch(
+        with_encoded!(spec.encode(keys, &mut ints)?, |k| lesshash::hash_batch(
             k,
             seed,
             &mut hashes

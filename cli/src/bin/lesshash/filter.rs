@@ -16,7 +16,7 @@ use rayon::prelude::*;
 use crate::columnar::{Columnar, Feed, OutFormat, Sink, select_rows, selection};
 use crate::input::{
     Chunks, Encoded, Format, InputArgs, KeySpec, at_line, check_kinds, encode_keys, for_each_line,
-    recycle, strip_eol, with_keys,
+    recycle, strip_eol, with_encoded,
 };
 use crate::output::{FileId, FilterArg, Output, input_id};
 use crate::parallel::Blocks;
@@ -97,11 +97,11 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     // After the filter is open: on stdin, this waits for the first read.
     let format = args.input.detect()?;
     let filter = match (&spark, &opened) {
-        (Some(spark), _) => Probe::Spark(spark),
+        (Some(spark), _) => AnyFilter::Spark(spark),
         (None, Some(opened)) if args.any_keys => {
-            Probe::Lesshash(Box::new(opened.view().with_key_kind(KeyKind::Mixed)))
+            AnyFilter::Lesshash(Box::new(opened.view().with_key_kind(KeyKind::Mixed)))
         }
-        (None, Some(opened)) => Probe::Lesshash(Box::new(opened.view())),
+        (None, Some(opened)) => AnyFilter::Lesshash(Box::new(opened.view())),
         (None, None) => unreachable!("a lesshash filter is opened when the file is not Spark's"),
     };
     let threads = crate::parallel::thread_count(args.threads);
@@ -214,19 +214,19 @@ fn keys_hint(filter: KeyKind) -> &'static str {
 /// Spark Bloom filter (`--keys int` asks it for longs, text for the
 /// bytes, as `query` does; it records no key kind, so any keys may ask
 /// it).
-pub(crate) enum Probe<'a> {
+pub(crate) enum AnyFilter<'a> {
     /// Boxed: a view carries the filter's parameters and their derived
-    /// constants (a few hundred bytes); the probe is made once per run.
+    /// constants (a few hundred bytes); made once per run.
     Lesshash(Box<FilterView<'a>>),
     Spark(&'a SparkBloomFilter),
 }
 
-impl Probe<'_> {
+impl AnyFilter<'_> {
     /// The kind of keys the filter records (a Spark filter: any).
     fn key_kind(&self) -> KeyKind {
         match self {
-            Probe::Lesshash(f) => f.key_kind(),
-            Probe::Spark(_) => KeyKind::Mixed,
+            AnyFilter::Lesshash(f) => f.key_kind(),
+            AnyFilter::Spark(_) => KeyKind::Mixed,
         }
     }
 
@@ -239,11 +239,11 @@ impl Probe<'_> {
         pool: Option<&rayon::ThreadPool>,
     ) -> Result<(), lesshash::Error> {
         match self {
-            Probe::Lesshash(f) => with_keys!(keys, |k| match pool {
+            AnyFilter::Lesshash(f) => with_encoded!(keys, |k| match pool {
                 Some(pool) => pool.install(|| f.par_contains_batch(k, out)),
                 None => f.contains_batch(k, out),
             }),
-            Probe::Spark(f) => crate::spark::contains_keys(f, keys, out, pool),
+            AnyFilter::Spark(f) => crate::spark::contains_keys(f, keys, out, pool),
         }
     }
 
@@ -254,10 +254,10 @@ impl Probe<'_> {
         pool: Option<&rayon::ThreadPool>,
     ) -> Result<BooleanArray, lesshash::Error> {
         match (self, pool) {
-            (Probe::Lesshash(f), Some(pool)) => pool.install(|| f.par_contains_array(column)),
-            (Probe::Lesshash(f), None) => f.contains_array(column),
-            (Probe::Spark(f), Some(pool)) => pool.install(|| f.par_contains_array(column)),
-            (Probe::Spark(f), None) => f.contains_array(column),
+            (AnyFilter::Lesshash(f), Some(pool)) => pool.install(|| f.par_contains_array(column)),
+            (AnyFilter::Lesshash(f), None) => f.contains_array(column),
+            (AnyFilter::Spark(f), Some(pool)) => pool.install(|| f.par_contains_array(column)),
+            (AnyFilter::Spark(f), None) => f.contains_array(column),
         }
     }
 }
@@ -269,7 +269,7 @@ impl Probe<'_> {
 /// records, on the pool when there is one.
 fn csv(
     args: &Args,
-    filter: &Probe<'_>,
+    filter: &AnyFilter<'_>,
     output: Output,
     pool: Option<&rayon::ThreadPool>,
     quiet: bool,
@@ -356,7 +356,7 @@ fn csv(
 fn columnar(
     args: &Args,
     format: Format,
-    filter: &Probe<'_>,
+    filter: &AnyFilter<'_>,
     filter_name: String,
     output: Output,
     pool: Option<&rayon::ThreadPool>,
@@ -433,7 +433,7 @@ fn columnar(
 
 /// What every chunk (or piece of a block) is filtered with.
 struct Job<'a> {
-    filter: &'a Probe<'a>,
+    filter: &'a AnyFilter<'a>,
     spec: KeySpec,
     invert: bool,
     /// The input's name, for read errors.

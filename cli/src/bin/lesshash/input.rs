@@ -233,7 +233,7 @@ pub(crate) enum Encoded<'a> {
 
 /// Runs `$body` with `$k` bound to the keys of `$encoded` (an
 /// [`Encoded`]): a slice of `&[u8]` or of `[u8; 8]`, both `lesshash::Key`.
-macro_rules! with_keys {
+macro_rules! with_encoded {
     ($encoded:expr, |$k:ident| $body:expr) => {
         match $encoded {
             $crate::input::Encoded::Text($k) => $body,
@@ -241,7 +241,7 @@ macro_rules! with_keys {
         }
     };
 }
-pub(crate) use with_keys;
+pub(crate) use with_encoded;
 
 impl InputArgs {
     /// The input path, `None` for stdin.

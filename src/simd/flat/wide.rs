@@ -1,7 +1,7 @@
-//! The portable flat index kernel: keys in lanes, with the `wide` crate.
+//! The portable flat indices: keys in lanes, with the `wide` crate.
 //!
 //! The chunk loop and the index computation are the shared ones
-//! (`kernel::flat_indices_in` over `Progression::lanes`); this module only
+//! (`flat::flat_indices_in` over `Progression::lanes`); this module only
 //! says how `wide`'s vectors do each lane operation: eight keys per
 //! `i32x8` where the range is at most 2^30 (`Narrow`: SSE2 has a 32-bit
 //! compare, `pcmpgtd`), four per `u64x4` above (the modular addition

@@ -1,15 +1,33 @@
-//! The flat layouts' batch index kernel (classic, partitioned): the
-//! geometry a kernel needs ([`FlatSpec`]) and the chunk loop written once
-//! over lanes ([`flat_indices_in`]), which each backend instantiates with
-//! its lane type. See the parent module for the output order and the
-//! backends.
+//! The flat layouts' batch indices (classic, partitioned): the geometry
+//! the computation needs ([`FlatSpec`]), the chunk loop written once over
+//! lanes ([`flat_indices_in`]) and its backends, one per [`Kernel`]
+//! (`scalar.rs`, the oracle; `wide.rs`; `avx2.rs`, also AVX-512's).
+//!
+//! The output is the bit index of probe i of key j, partition offset
+//! included, at `out[i * n + j]` for a batch of n 128-bit key hashes
+//! (`h1` = low 64 bits, `h2` = high): **probe-major**, because the vector
+//! backends keep keys in lanes, so probe i of 8 (or 4) consecutive keys is
+//! one vector store. Every backend produces exactly what the scalar one
+//! does, for every geometry and any batch length (0, and lengths that are
+//! not a multiple of the lane count): `tests/kernels.rs` and the
+//! `kernel_diff` fuzz target. Indices only: the caller tests or sets the
+//! bits (`src/batch.rs`), so one computation serves the owned filter,
+//! views and the parallel path alike. Nothing here imports a layout.
 
-#![forbid(unsafe_code)]
+// `forbid` would extend to `avx2`, whose calls into `target_feature`
+// functions are the only `unsafe` here; this module and `scalar`/`wide`
+// forbid it themselves.
+#![deny(unsafe_code)]
 
-use super::Kernel;
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod scalar;
+mod wide;
+
 use crate::Error;
 use crate::limits::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Progression, Scheme};
+use crate::simd::kernel::Kernel;
 use crate::simd::lanes::{Lanes64, MAX_LANES};
 
 /// The geometry of a flat layout (classic, partitioned), as a kernel needs
@@ -87,8 +105,29 @@ pub fn flat_indices(
     kernel.check_available()?;
     let expected = hashes.len().checked_mul(spec.k as usize);
     Error::check_len("out", expected.unwrap_or(usize::MAX), out.len())?;
-    kernel.flat_indices_unchecked(spec, hashes, out);
+    flat_indices_unchecked(kernel, spec, hashes, out);
     Ok(())
+}
+
+/// [`flat_indices`] for callers that checked the lengths and the kernel's
+/// availability (panics otherwise, never UB).
+#[inline]
+pub(crate) fn flat_indices_unchecked(
+    kernel: Kernel,
+    spec: &FlatSpec,
+    hashes: &[u128],
+    out: &mut [u64],
+) {
+    match kernel {
+        Kernel::Scalar => scalar::flat_indices(spec, hashes, out),
+        Kernel::Wide => wide::flat_indices(spec, hashes, out),
+        // AVX-512 runs AVX2's flat indices (every AVX-512 CPU the token
+        // accepts has AVX2).
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 | Kernel::Avx512 => avx2::flat_indices(spec, hashes, out),
+        #[cfg(not(target_arch = "x86_64"))]
+        Kernel::Avx2 | Kernel::Avx512 => scalar::flat_indices(spec, hashes, out),
+    }
 }
 
 /// [`flat_indices`] over lanes `V`: the starts and strides by two

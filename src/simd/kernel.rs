@@ -1,44 +1,38 @@
-//! The kernels: which vector code a filter runs ([`Kernel`], chosen per
-//! filter, here), and the flat layouts' index kernel (`flat.rs`: its spec
-//! and the chunk loop written once over lanes; `scalar.rs`, `wide.rs`,
-//! `avx2.rs`: the backends).
+//! Which vector code a filter runs: [`Kernel`], chosen per filter, and
+//! the process default ([`Kernel::auto`], [`env_kernel`],
+//! [`best_available`]). "Kernel" means this choice and nothing else; the
+//! code it selects lives with its computation: the flat layouts' batch
+//! indices in `simd::flat`, the blocked layouts' line tests in
+//! `simd::block`, the four-lane hash in `hash::avx512`.
 //!
 //! # What a kernel selects
 //!
-//! * The blocked layouts' vector probe (`simd::block::VectorBackend`:
-//!   AVX-512, AVX2, `wide`'s, or none and the layout's scalar one), chosen once
-//!   when a filter is built or loaded or its kernel is set.
-//! * The flat layouts' batch index kernel, here ([`flat_indices`],
-//!   [`FlatSpec`]; classic, partitioned): the bit index of probe i of key j,
-//!   partition offset included, `out[i * n + j]` for a batch of 128-bit key
-//!   hashes (`h1` = low 64 bits, `h2` = high).
+//! * The blocked layouts' vector line test (`simd::block::VectorBackend`:
+//!   AVX-512, AVX2, `wide`'s, or none and the layout's scalar one), chosen
+//!   once when a filter is built or loaded or its kernel is set.
+//! * The flat layouts' batch indices (`simd::flat`: scalar, `wide`, AVX2).
+//! * `hash_batch`'s backend: four keys per AVX-512 register, or the scalar
+//!   formulas.
 //!
-//! Outputs are **probe-major** (n = the batch length): the SIMD kernels keep
-//! keys in lanes, so probe i of 8 (or 4) consecutive keys is one vector
-//! store. Every kernel produces exactly what the scalar oracle ([`scalar`])
-//! does, for every geometry and any batch length (including 0 and lengths
-//! that are not a multiple of the lane count): tested bit for bit in
-//! `tests/kernels.rs` and by the `kernel_diff` fuzz target. The kernel
-//! computes indices only; the caller tests or sets the bits
-//! (`src/batch.rs`), so one kernel serves the owned filter, views and the
-//! parallel path alike. This module imports nothing from the layouts.
+//! Every kernel produces exactly what the scalar one does: tested bit for
+//! bit in `tests/kernels.rs` and by the `kernel_diff` fuzz target.
 //!
-//! # Kernels and dispatch
+//! # The kernels
 //!
 //! * [`Kernel::Scalar`]: one key at a time, the oracle; always available.
 //! * [`Kernel::Wide`]: keys in lanes with the portable `wide` crate (eight
 //!   32-bit or four 64-bit indices per vector). `wide` picks its
 //!   instructions at compile time: SSE2 in a default x86-64 build, NEON on
 //!   aarch64, AVX2 with `-C target-cpu=native`.
-//! * [`Kernel::Avx2`] (x86_64 only): the same lane algorithm written with
-//!   `core::arch` intrinsics in a `#[target_feature(enable = "avx2")]`
-//!   function, so that a default build still runs AVX2 where the CPU has
+//! * [`Kernel::Avx2`] (x86_64 only): the same lane algorithms written with
+//!   `core::arch` intrinsics in `#[target_feature(enable = "avx2")]`
+//!   functions, so that a default build still runs AVX2 where the CPU has
 //!   it; called with the `cpu::Avx2` token (detected once, cached).
 //! * [`Kernel::Avx512`] (x86_64 with AVX-512 F, DQ, BW and VL): `hash_batch`
 //!   four keys per register (`hash::avx512`) and the blocked layouts'
-//!   probe one block per register (`simd::block::avx512`), with the
-//!   `cpu::Avx512` token; the flat index kernel is AVX2's (which the
-//!   token implies).
+//!   line test one block per register (`simd::block::avx512`), with the
+//!   `cpu::Avx512` token; the flat indices are AVX2's (which the token
+//!   implies).
 //!
 //! Which kernel runs is a filter's option, not process state: the
 //! builder's [`kernel`](crate::Builder::kernel) or
@@ -50,24 +44,12 @@
 //! kernel gives identical filters and answers, so the choice never changes
 //! results, only speed.
 
-// `forbid` would extend to `avx2`, whose calls into `target_feature`
-// functions are the only `unsafe` here; this module and `scalar`/`wide`
-// have none (they forbid it themselves).
-#![deny(unsafe_code)]
-
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-mod flat;
-mod scalar;
-mod wide;
-
-pub(crate) use flat::flat_indices_in;
-pub use flat::{FlatSpec, flat_indices};
+#![forbid(unsafe_code)]
 
 use crate::Error;
 
-/// Which vector code a filter runs: the blocked layouts' block probe and the
-/// flat layouts' batch index kernel. Every kernel gives identical filters
+/// Which vector code a filter runs: the blocked layouts' line test, the
+/// flat layouts' batch indices and the batch hash. Every kernel gives identical filters
 /// and answers (each is tested bit for bit against the scalar one), so the
 /// choice changes speed, never results.
 ///
@@ -90,7 +72,7 @@ pub enum Kernel {
     Avx2,
     /// AVX-512 intrinsics (x86_64 with AVX-512 F, DQ, BW and VL only):
     /// four keys hashed per register, a blocked filter's block in one
-    /// register; AVX2's flat index kernel. Used when asked for, never
+    /// register; AVX2's flat indices. Used when asked for, never
     /// chosen automatically ([`best_available`] says why).
     Avx512,
 }
@@ -146,22 +128,6 @@ impl Kernel {
                 "kernel",
                 format!("the {} kernel is not available on this CPU", self.name()),
             ))
-        }
-    }
-
-    /// [`flat_indices`] for callers that checked the
-    /// lengths and the kernel's availability (panics otherwise, never UB).
-    #[inline]
-    pub(crate) fn flat_indices_unchecked(self, spec: &FlatSpec, hashes: &[u128], out: &mut [u64]) {
-        match self {
-            Kernel::Scalar => scalar::flat_indices(spec, hashes, out),
-            Kernel::Wide => wide::flat_indices(spec, hashes, out),
-            // AVX-512 runs AVX2's flat kernel (every AVX-512 CPU the token
-            // accepts has AVX2).
-            #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 | Kernel::Avx512 => avx2::flat_indices(spec, hashes, out),
-            #[cfg(not(target_arch = "x86_64"))]
-            Kernel::Avx2 | Kernel::Avx512 => scalar::flat_indices(spec, hashes, out),
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The scalar flat index kernel: the oracle of the vector ones.
+//! The scalar flat indices: the oracle of the vector backends.
 //!
 //! One key at a time by the progression's own single-key path
 //! ([`Progression::for_each`](crate::scheme::Progression::for_each), itself
@@ -22,7 +22,7 @@ pub(crate) fn store<T: Copy, const L: usize>(dst: &mut [T], lanes: &[T; L]) {
     }
 }
 
-/// The oracle of [`Kernel::flat_indices`](super::Kernel::flat_indices):
+/// The oracle of [`flat_indices`](super::flat_indices):
 /// the scheme's incremental path ([`crate::scheme::for_each_index`], itself
 /// tested equal to [`crate::scheme::reference_index`]) one key at a time.
 pub(crate) fn flat_indices(spec: &super::FlatSpec, hashes: &[u128], out: &mut [u64]) {

@@ -1,7 +1,7 @@
-//! The run-time-dispatched AVX2 flat index kernel (x86_64).
+//! The flat indices with AVX2 intrinsics, dispatched at run time (x86_64).
 //!
 //! The chunk loop and the index computation are the shared ones
-//! (`kernel::flat_indices_in` over `Progression::lanes`), instantiated
+//! (`flat::flat_indices_in` over `Progression::lanes`), instantiated
 //! inside a `#[target_feature(enable = "avx2")]` function with this
 //! module's lane types over `__m256i`: eight 32-bit indices per register
 //! where the range is at most 2^30 (`Narrow`), four 64-bit ones (`U64x4`,
