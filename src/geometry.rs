@@ -47,7 +47,6 @@ macro_rules! parameter_getters {
 }
 pub(crate) use parameter_getters;
 
-use crate::bits::{Words, WordsMut};
 use crate::hash::short::hash_one;
 use crate::hash::{Key, Secrets};
 use crate::layout::Layout;
@@ -55,6 +54,7 @@ use crate::layout::blocked::{BLOCK_BITS, Blocks, KeyRoute, Segments};
 use crate::layout::flat::Flat;
 use crate::scheme::Scheme;
 use crate::tuning::Tuning;
+use crate::util::bits::{Words, WordsMut};
 
 /// A layout's addressing: where a key's bits are, and how to test and set
 /// them (the word "probe" is kept for one of the k bit positions).

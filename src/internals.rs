@@ -10,7 +10,7 @@
 /// Hashing primitives: the raw XXH3-128, its split into (h1, h2), and the
 /// seeds and hashes of the `Independent` baseline.
 pub mod hash {
-    pub use crate::batch::hash_batch_with;
+    pub use crate::filter::batch::hash_batch_with;
     pub use crate::hash::{hash128, independent_hash, independent_seed, split};
 }
 
@@ -29,22 +29,22 @@ pub mod kernel {
 
 /// The batch pipeline's chunk size.
 pub mod batch {
-    pub use crate::batch::CHUNK;
+    pub use crate::filter::batch::CHUNK;
 }
 
 /// The blocked layouts' salts and Parquet's.
 pub mod salts {
-    pub use crate::salts::{PARQUET, SALTS};
+    pub use crate::util::salts::{PARQUET, SALTS};
 }
 
 /// Deterministic primality, for the two-hash schemes' prime ranges.
 pub mod primes {
-    pub use crate::primes::{is_prime, next_prime};
+    pub use crate::util::primes::{is_prime, next_prime};
 }
 
 /// Parameter limits and the rate formatting of messages.
 pub mod limits {
-    pub use crate::limits::{MAX_BITS, format_rate};
+    pub use crate::util::limits::{MAX_BITS, format_rate};
 }
 
 /// Where an output file goes (links followed, streams written in place,
@@ -65,7 +65,7 @@ pub mod rates {
     /// [`Layout::fpr`](crate::Layout::fpr) uses it (`None` where it uses
     /// the model): for tests that check the exact rate two-sided.
     pub fn classic_enumerated(scheme: crate::Scheme, m: u64, n: u64, k: u32) -> Option<f64> {
-        crate::layout::classic::two_hash_fpr(scheme, m, n, k)
+        crate::layout::flat::classic::two_hash_fpr(scheme, m, n, k)
     }
 }
 

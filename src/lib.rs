@@ -92,11 +92,14 @@ pub mod spark;
 #[doc(hidden)]
 pub mod internals;
 
-#[cfg(target_has_atomic = "64")]
-mod atomic;
-mod batch;
-mod bits;
-mod builder;
+// The private tree, by layer (docs/design.md, "Modules"; every import
+// points down): `util` (bits, limits, salts, primes, prefetching, the
+// parallel update driver) and `error` at the bottom; `hash`, `simd`,
+// `scheme` and the `layout`s (flat/, blocked/) with their rules; `geometry`
+// and `tuning` (a filter's parameters and how its probes run); `filter`:
+// `BloomFilter` and, above it in the same folder, its builder, batch
+// pipeline, set operations, views, maps, handles and parallel paths;
+// `count_min`, the second data structure.
 mod count_min;
 mod error;
 mod filter;
@@ -104,49 +107,41 @@ mod geometry;
 mod hash;
 mod key_kind;
 mod layout;
-mod limits;
-#[cfg(feature = "mmap")]
-mod mapped;
-#[cfg(all(feature = "rayon", target_has_atomic = "64"))]
-mod par;
-#[cfg(feature = "rayon")]
-mod parts;
-mod prefetch;
-mod prehashed;
-mod primes;
-mod salts;
 mod scheme;
-#[cfg(feature = "serde")]
-mod serde_impl;
-mod set_ops;
 mod simd;
 #[cfg(test)]
 mod test_support;
 mod tuning;
-mod view;
+mod util;
 
-#[cfg(target_has_atomic = "64")]
-pub use atomic::AtomicBloomFilter;
-pub use batch::bitmap_words;
-pub use batch::hash_batch;
-pub use bits::Block;
-pub use builder::Builder;
 pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
 pub use error::{Error, FormatError, ParseNameError};
 pub use filter::BloomFilter;
-pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
-pub use key_kind::KeyKind;
-pub use layout::Layout;
+// The public surface at the root, one path per item, by what a user does:
+// the filter types (and their views and handles),
+pub use filter::BloomFilter;
+#[cfg(target_has_atomic = "64")]
+pub use filter::atomic::AtomicBloomFilter;
+pub use filter::builder::Builder;
 #[cfg(feature = "mmap")]
-pub use mapped::MappedFilter;
-pub use prefetch::Prefetch;
-pub use prehashed::{LendsView, Prehashed};
+pub use filter::mapped::MappedFilter;
+pub use filter::prehashed::{LendsView, Prehashed};
+pub use filter::view::{FilterView, VIEW_ALIGN};
+// what a filter is built with (never changing an answer: `Kernel`, `Prefetch`),
+pub use layout::Layout;
 pub use scheme::{Enhancement, Scheme};
 pub use simd::kernel::{Kernel, kernel_name};
-pub use view::{FilterView, VIEW_ALIGN};
+pub use util::prefetch::Prefetch;
+// keys and their hashing (and the batch calls' buffers),
+pub use filter::batch::{bitmap_words, hash_batch};
+pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
+pub use key_kind::KeyKind;
+pub use util::bits::Block;
+// the errors,
+pub use error::{Error, FormatError, ParseNameError};
+// and the paper's second structure, the two-hash Count-Min sketch.
+pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
 
-// The README's and the guide's examples are compiled and run as doc tests.
-#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 

@@ -130,7 +130,7 @@ impl Scheme {
 }
 
 /// The most probes the enhanced tables cover: [`BloomFilter::MAX_HASHES`](crate::BloomFilter::MAX_HASHES).
-const MAX_TERMS: u32 = crate::limits::MAX_HASHES;
+const MAX_TERMS: u32 = crate::util::limits::MAX_HASHES;
 
 /// The largest range the table path takes: sums of two values below r stay
 /// below `2^64` (filters' ranges are at most `MAX_BITS = 2^46`).
@@ -356,7 +356,7 @@ impl Progression {
     /// the cube: ranges above 343 bits at k = 8, above 250047 at k = 64).
     /// A compare or two per key, on values fixed per filter.
     ///
-    /// [`MAX_HASHES`]: crate::limits::MAX_HASHES
+    /// [`MAX_HASHES`]: crate::util::limits::MAX_HASHES
     #[inline(always)]
     fn uses_table(&self, k: u32) -> bool {
         self.range <= TABLE_MAX_RANGE
@@ -542,7 +542,7 @@ mod tests {
                 ranges.extend([t[i] - 1, t[i], t[i] + 1].into_iter().filter(|&r| r > 0));
             }
         }
-        let max_bits = crate::limits::MAX_BITS;
+        let max_bits = crate::util::limits::MAX_BITS;
         ranges.extend([max_bits - 59, max_bits - 1, 70_368_744_177_643]); // a prime below 2^46
         ranges.extend([u64::MAX, u64::MAX - 58, (1 << 63) + 29]);
         ranges
@@ -612,7 +612,7 @@ mod tests {
         #[test]
         fn table_path_equals_reference_up_to_max_bits(
             hash: u128,
-            range in 1u64..=crate::limits::MAX_BITS,
+            range in 1u64..=crate::util::limits::MAX_BITS,
             k in 1u32..=64,
         ) {
             for s in TWO_HASH {

@@ -3,8 +3,8 @@
 
 #![forbid(unsafe_code)]
 
-use crate::prefetch::Prefetch;
 use crate::simd::kernel::Kernel;
+use crate::util::prefetch::Prefetch;
 
 /// How a filter's probes run, not what they compute: the index routine of
 /// the batch paths (and the in-register block line test it brings) and the

@@ -206,7 +206,7 @@ fn a_prefetch_distance_out_of_range_is_refused_by_name() {
 /// inserts and queries with prefetching off, on (distance 1 and 3) and
 /// Auto, against the single-key path, bits and answers (members and
 /// non-members, plain and pre-hashed). A pipeline that probes the wrong
-/// stage of its ring (`ring[(c + 1) % slots]` in src/batch.rs `pipeline`)
+/// stage of its ring (`ring[(c + 1) % slots]` in src/filter/batch.rs `pipeline`)
 /// fails here under `Always` and `Auto` but not `Never`: Auto did switch
 /// prefetching on (docs/testing.md).
 #[test]

@@ -126,7 +126,7 @@ fn smallest_and_largest_k() {
 /// these same filters: for a query key q, the filter holding exactly q's
 /// k positions answers yes, and each of the k filters that lack one of them
 /// answers no (single and batch queries). Probing only half of the k
-/// positions (in src/view.rs, the classic and blocked line tests stopping at
+/// positions (in src/filter/view.rs, the classic and blocked line tests stopping at
 /// k / 2) fails there (docs/testing.md).
 #[test]
 fn tiny_n_meets_the_target() {
@@ -300,7 +300,7 @@ fn ranges_above_two_to_the_32_reach_high_indices() {
 /// The bits themselves are checked, not only their number: the serialized
 /// payload is streamed (never copied: [`SetBits`]) and the set bits it holds
 /// must be exactly the oracle's positions of the inserted keys. A
-/// consistent 32-bit truncation of the word or block index (in src/bits.rs,
+/// consistent 32-bit truncation of the word or block index (in src/util/bits.rs,
 /// `(p / 64) as usize` -> `((p as u32) / 64) as usize` in both `bit` and
 /// `set_bit`) keeps membership and `count_ones` right but moves every
 /// position above 2^32 down by 2^32 in the payload, and fails here
@@ -809,7 +809,7 @@ fn rate_functions_are_total_at_huge_k() {
 }
 
 /// `fuzz/seeds/from_bytes/counter-max.bin` (written by
-/// `examples/fuzz_seeds.rs`) is a valid filter whose insert counter is
+/// `bench/examples/fuzz_seeds.rs`) is a valid filter whose insert counter is
 /// `u64::MAX`, the state in which every insert path once overflowed. It must
 /// load with the counter intact, and a union with it saturates.
 #[test]

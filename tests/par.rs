@@ -22,7 +22,7 @@ fn parallel_build_is_bit_identical_and_answers_alike() {
         for (s, scheme) in Scheme::ALL.into_iter().enumerate() {
             // A filter sized for the keys is built through per-thread copies,
             // one 40 times larger by partitions (the sizes are checked in
-            // src/par/copies.rs's tests).
+            // src/filter/par/copies.rs's tests).
             for oversize in [1, 40] {
                 let seed = layout as u64 * 10 + s as u64;
                 let keys = members(seed, n);
@@ -91,7 +91,7 @@ fn parallel_insert_over_many_rounds_and_odd_sizes_is_bit_identical() {
     for layout in Layout::ALL {
         // 40 items: one or two blocks, private copies; 3,000,000 (3.6 MiB)
         // and 30,000,000 (36 MiB): partitions, many per thread
-        // (src/par/copies.rs's tests check these sizes).
+        // (src/filter/par/copies.rs's tests check these sizes).
         for expected in [40, 3_000_000, 30_000_000] {
             for prefetch in [Prefetch::Always, Prefetch::Never] {
                 let mut seq = BloomFilter::builder()

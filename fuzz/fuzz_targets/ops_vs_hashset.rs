@@ -109,8 +109,8 @@ fn same_params(filter: &BloomFilter) -> BloomFilter {
     other
 }
 
-/// Keys per parallel task (`TASK` in src/parts.rs, `PAR_TASK` in
-/// src/par/mod.rs): batches of this many keys or fewer run sequentially,
+/// Keys per parallel task (`TASK` in src/util/parts.rs, `PAR_TASK` in
+/// src/filter/par/mod.rs): batches of this many keys or fewer run sequentially,
 /// so a fuzz input (at most a few KiB) never reaches the parallel code
 /// unless its keys are expanded, as [`par_above_task`] does.
 const PAR_TASK: usize = 1 << 14;
@@ -149,8 +149,8 @@ fn par_above_task(filter: &BloomFilter, keys: &[Key], threads: usize) {
     // (a fuzzed filter is often a few bits, saturated by n keys: a key
     // left out or an answer in the wrong slot would not show): 1% for an
     // even number of fuzzed keys, small enough for the parallel insert's
-    // private copies (src/par/copies.rs), 1e-4 for an odd number, too
-    // large for them (the insert by part, src/par/by_part.rs).
+    // private copies (src/filter/par/copies.rs), 1e-4 for an odd number, too
+    // large for them (the insert by part, src/filter/par/by_part.rs).
     let parts = keys.len() % 2 == 1;
     let fpr = if parts { 1e-4 } else { 0.01 };
     let Ok(filter) = BloomFilter::builder()

@@ -55,7 +55,7 @@ def payload_bits(bf) -> np.ndarray:
 
 def exact_properties(bf) -> tuple[float, float, float]:
     """fill_ratio, estimated_len and expected_fpr computed here from the
-    bits, as the crate defines them (src/view.rs, src/layout/): the fill
+    bits, as the crate defines them (src/filter/view.rs, src/layout/): the fill
     is set bits / m; per layout, the estimate and the current rate (ideal
     hashing) from the set bits of the whole array (classic), of each
     sub-array of m/k bits (partitioned), of each 512-bit block (blocked)

@@ -28,7 +28,7 @@ use crate::key_kind::KeyKind;
 
 /// Keys per hashing step of the integer sources (the batch pipeline's
 /// chunk: it asks for at most this many hashes at once).
-const STEP: usize = crate::batch::CHUNK;
+const STEP: usize = crate::filter::batch::CHUNK;
 
 /// How the keys become bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

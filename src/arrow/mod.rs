@@ -74,12 +74,12 @@ mod keys;
 use arrow_array::{Array, BooleanArray};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer};
 
-use crate::batch::{Plan, bitmap_words, contains_pipeline, insert_pipeline, set_answers};
 use crate::error::Error;
 use crate::filter::BloomFilter;
+use crate::filter::batch::{Plan, bitmap_words, contains_pipeline, insert_pipeline, set_answers};
+use crate::filter::view::FilterView;
 use crate::hash::Secrets;
 use crate::key_kind::KeyKind;
-use crate::view::FilterView;
 use keys::{ArrayKeys, Encoding, Hashing};
 
 /// The kind of keys an array of `data_type` holds (the encoding table in
@@ -237,13 +237,13 @@ impl FilterView<'_> {
     #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
     pub fn par_contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
         use rayon::prelude::*;
-        const TASK: usize = crate::parts::TASK;
+        const TASK: usize = crate::util::parts::TASK;
         const _: () = assert!(TASK.is_multiple_of(64));
         let secrets = Secrets::new(self.geometry().seed);
         let keys = self.array_keys(array, &secrets)?;
         let n = keys.len();
         let mut bitmap = vec![0; bitmap_words(n)];
-        if crate::parts::sequential(n) {
+        if crate::util::parts::sequential(n) {
             self.query_keys(&keys, &secrets, 0, n, &mut bitmap);
         } else {
             bitmap
@@ -303,7 +303,7 @@ impl BloomFilter {
     /// As [`insert_array`](Self::insert_array).
     #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
     pub fn par_insert_array(&mut self, array: &dyn Array) -> Result<ArrayInsert, Error> {
-        if crate::parts::sequential(array.len()) {
+        if crate::util::parts::sequential(array.len()) {
             return self.insert_array(array);
         }
         let kind = key_kind_of(array.data_type())?;
@@ -330,7 +330,7 @@ impl BloomFilter {
 fn parallel(n: usize, wanted: bool) -> bool {
     #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
     {
-        wanted && !crate::parts::sequential(n)
+        wanted && !crate::util::parts::sequential(n)
     }
     #[cfg(not(all(feature = "rayon", target_has_atomic = "64")))]
     {
@@ -347,7 +347,7 @@ fn answers_by_key(
     par: bool,
     found: impl Fn(usize) -> bool + Sync,
 ) -> BooleanArray {
-    const TASK: usize = crate::parts::TASK;
+    const TASK: usize = crate::util::parts::TASK;
     const _: () = assert!(TASK.is_multiple_of(64));
     let n = keys.len();
     let mut bitmap = vec![0; bitmap_words(n)];
@@ -380,7 +380,7 @@ fn insert_by_key(keys: &ArrayKeys<'_>, par: bool, insert: impl Fn(usize) + Sync)
         {
             use rayon::prelude::*;
             valid
-                .par_chunks(crate::parts::TASK)
+                .par_chunks(crate::util::parts::TASK)
                 .for_each(|chunk| chunk.iter().for_each(|&i| insert(i)));
         }
     } else {
@@ -508,7 +508,7 @@ impl crate::parquet::ParquetFilter {
         let valid = keys.valid_indices();
         let hashes: Vec<u64> = valid
             .par_iter()
-            .with_min_len(crate::parts::TASK)
+            .with_min_len(crate::util::parts::TASK)
             .map(|&i| keys.hash_at(Hashing::Parquet, i) as u64)
             .collect();
         for h in hashes {
@@ -592,7 +592,7 @@ impl crate::spark::SparkBloomFilter {
     }
 
     fn contains_array_with(&self, array: &dyn Array, par: bool) -> Result<BooleanArray, Error> {
-        const TASK: usize = crate::parts::TASK;
+        const TASK: usize = crate::util::parts::TASK;
         let keys = Self::spark_keys(array)?;
         let n = keys.len();
         let mut bitmap = vec![0u64; bitmap_words(n)];

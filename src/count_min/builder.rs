@@ -8,10 +8,10 @@ use std::f64::consts::E;
 
 use super::{CountMinScheme, CountMinSketch, MAX_COUNTERS, MAX_ROWS};
 use crate::Error;
-use crate::bits::AlignedWords;
 use crate::hash::DEFAULT_SEED;
-use crate::limits::check_probability;
-use crate::primes::{is_prime, next_prime};
+use crate::util::bits::AlignedWords;
+use crate::util::limits::check_probability;
+use crate::util::primes::{is_prime, next_prime};
 
 /// Builds a [`CountMinSketch`] from either
 ///

@@ -72,12 +72,12 @@ use std::path::Path;
 use super::builder::check_dimensions;
 use super::{CountMinDimensions, CountMinScheme, CountMinSketch};
 use crate::Error;
-use crate::bits::AlignedWords;
 pub use crate::format::frame::{HEADER_LEN, TRAILER_LEN};
 use crate::format::frame::{
     check_input_len, check_preamble, le_u64, load_framed, open_sized, read_header, read_payload,
     seal_header, write_framed,
 };
+use crate::util::bits::AlignedWords;
 
 /// The first 8 bytes of every serialized sketch: as the Bloom filter's
 /// magic (a non-ASCII byte, the name, CR LF, Ctrl-Z), with `LHCM`

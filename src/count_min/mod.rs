@@ -12,11 +12,11 @@ mod par;
 pub use builder::{CountMinBuilder, CountMinDimensions, two_hash_bound};
 
 use crate::Error;
-use crate::bits::AlignedWords;
 use crate::hash::{Key, Secrets, hash_into_by, hash128, independent_hash, independent_seed, split};
-use crate::limits::MAX_BITS;
 use crate::scheme::reduce;
 use crate::simd::kernel::Kernel;
+use crate::util::bits::AlignedWords;
+use crate::util::limits::MAX_BITS;
 
 /// The most counters a sketch may have (public path:
 /// [`CountMinSketch::MAX_COUNTERS`]).

@@ -1,4 +1,4 @@
-//! Parallel batch adds (feature `rayon`): [`crate::parts`]'s rounds,
+//! Parallel batch adds (feature `rayon`): [`crate::util::parts`]'s rounds,
 //! each thread adding into its own part of the counters with plain stores.
 //!
 //! A plain update adds to counters with a saturating add of a non-negative
@@ -11,8 +11,8 @@
 
 use super::{Bytes, CountMinScheme, CountMinSketch, Counters, Hashes};
 use crate::hash::Key;
-use crate::parts::{self, sequential};
-use crate::prefetch::prefetch;
+use crate::util::parts::{self, sequential};
+use crate::util::prefetch::prefetch;
 
 /// Counter updates requested ahead of the one being applied.
 const PREFETCH_AHEAD: usize = 16;

@@ -4,7 +4,7 @@
 use std::f64::consts::E;
 
 use super::*;
-use crate::primes::{is_prime, next_prime};
+use crate::util::primes::{is_prime, next_prime};
 
 fn sieve(limit: usize) -> Vec<bool> {
     let mut prime = vec![true; limit];

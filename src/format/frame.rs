@@ -26,8 +26,8 @@ use bytemuck::Zeroable;
 use xxhash_rust::xxh3::{Xxh3, xxh3_64};
 
 use crate::Error;
-use crate::bits::{AlignedWords, Block};
 use crate::format::output_file::{create_temp_beside, is_stream, parent_dir, resolve_links};
+use crate::util::bits::{AlignedWords, Block};
 
 /// The header's length in bytes, in every lesshash format: one cache line,
 /// so that the payload of a 64-byte-aligned buffer (a memory-mapped file)

@@ -9,13 +9,13 @@ use crate::FormatError;
 use crate::KeyKind;
 
 use crate::Error;
-use crate::bits::Block;
 use crate::filter::BloomFilter;
 use crate::format::frame::{check_input_len, check_preamble, le_u64, seal_header};
 use crate::geometry::Geometry;
 use crate::layout::Layout;
-use crate::limits::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Enhancement, Scheme};
+use crate::util::bits::Block;
+use crate::util::limits::{MAX_BITS, MAX_HASHES};
 
 /// The stable id of a scheme in the format (independent of the enum's order).
 pub fn scheme_id(scheme: Scheme) -> u8 {

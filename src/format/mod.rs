@@ -69,8 +69,8 @@ use crate::format::frame::{
 };
 
 use crate::Error;
-use crate::bits::AlignedWords;
 use crate::filter::BloomFilter;
+use crate::util::bits::AlignedWords;
 
 /// The first 8 bytes of every serialized filter: a non-ASCII byte (catches
 /// 7-bit transfers), `LHBF`, CR LF (catches newline translation) and
@@ -343,8 +343,8 @@ mod tests {
     use super::*;
     use crate::format::header::{layout_from_id, scheme_from_id, scheme_id};
     use crate::layout::Layout;
-    use crate::limits::MAX_BITS;
     use crate::scheme::Scheme;
+    use crate::util::limits::MAX_BITS;
 
     #[test]
     fn scheme_ids_are_stable_and_distinct() {

@@ -11,18 +11,18 @@
 #![deny(unsafe_code)]
 
 pub(crate) mod blocked;
-pub(crate) mod classic;
 pub(crate) mod flat;
-pub(crate) mod partitioned;
+
+use flat::{classic, partitioned};
 #[cfg(test)]
 mod tests;
 
 use std::ops::RangeInclusive;
 
 use crate::Error;
-use crate::limits::MAX_HASHES;
 use crate::rates::Overlaps;
 use crate::scheme::Scheme;
+use crate::util::limits::MAX_HASHES;
 
 /// Where the k probes of a key go.
 ///
@@ -417,9 +417,9 @@ pub(crate) const MIN_SIZED_BITS: u64 = 512;
 /// whose rate is 2.28%).
 fn prime_range(m: u64, parts: u64) -> u64 {
     let range = m / parts;
-    crate::primes::next_prime(range)
+    crate::util::primes::next_prime(range)
         .map(|r| r * parts)
-        .filter(|&grown| grown <= crate::limits::MAX_BITS)
+        .filter(|&grown| grown <= crate::util::limits::MAX_BITS)
         .unwrap_or(m)
 }
 
@@ -479,8 +479,8 @@ fn too_few_bits(p: f64) -> Error {
         format!(
             "a rate of {} needs more than the maximum of {} bits for this many items \
              with at most {MAX_HASHES} hashes",
-            crate::limits::format_rate(p),
-            crate::limits::MAX_BITS
+            crate::util::limits::format_rate(p),
+            crate::util::limits::MAX_BITS
         ),
     )
 }

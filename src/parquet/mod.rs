@@ -64,7 +64,7 @@ use xxhash_rust::xxh64::xxh64;
 use crate::Error;
 
 /// The eight salts of the Parquet specification, one per word of a block.
-pub(crate) const SALT: [u32; 8] = crate::salts::PARQUET;
+pub(crate) const SALT: [u32; 8] = crate::util::salts::PARQUET;
 
 /// Bytes per block (256 bits).
 pub(crate) const BLOCK_BYTES: usize = 32;
@@ -297,7 +297,7 @@ impl ParquetFilter {
     /// # Errors
     /// [`Error::InvalidParameter`] (`fpp`) unless `0 < fpp < 1`.
     pub fn with_ndv_fpp(ndv: u64, fpp: f64) -> Result<Self, Error> {
-        crate::limits::check_probability("fpp", fpp)?;
+        crate::util::limits::check_probability("fpp", fpp)?;
         Self::new((parquet_num_bytes(ndv, fpp) / BLOCK_BYTES) as u64)
     }
 
@@ -308,7 +308,7 @@ impl ParquetFilter {
     /// [`Error::InvalidParameter`] (`fpr`) unless `0 < fpr < 1`, or if the
     /// rate needs more than 2^32 blocks.
     pub fn with_fpr(n: u64, fpr: f64) -> Result<Self, Error> {
-        crate::limits::check_probability("fpr", fpr)?;
+        crate::util::limits::check_probability("fpr", fpr)?;
         Self::new(blocks_for(n, fpr)?)
     }
 
@@ -593,7 +593,7 @@ fn blocks_for(n: u64, p: f64) -> Result<u64, Error> {
             "fpr",
             format!(
                 "a rate of {} for {n} values needs more than {MAX_BLOCKS} blocks",
-                crate::limits::format_rate(p)
+                crate::util::limits::format_rate(p)
             ),
         ));
     }

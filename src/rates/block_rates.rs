@@ -27,8 +27,8 @@
 
 use std::sync::OnceLock;
 
-use crate::limits::MAX_HASHES;
 use crate::rates::{classic_fpr_exact, pow_k};
+use crate::util::limits::MAX_HASHES;
 
 /// Bits per block of the blocked layouts.
 const BLOCK: u64 = 512;

@@ -95,7 +95,7 @@
 
 use std::sync::OnceLock;
 
-use crate::limits::MAX_HASHES;
+use crate::util::limits::MAX_HASHES;
 
 /// Which partial overlaps a two-hash scheme's probe sequences have (see
 /// the module docs).
@@ -441,7 +441,7 @@ mod tests {
     }
 
     /// The scheme's overlaps and identical-set count, as `Layout::fpr`
-    /// passes them for the classic layout (src/layout/classic.rs,
+    /// passes them for the classic layout (src/layout/flat/classic.rs,
     /// src/layout/mod.rs).
     fn model(scheme: Scheme) -> (Overlaps, f64) {
         match scheme {

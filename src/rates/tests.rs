@@ -2,7 +2,7 @@
 //! module itself stays readable).
 
 use super::*;
-use crate::limits::check_fpr;
+use crate::util::limits::check_fpr;
 
 /// Exact rate by enumerating every outcome of the k(n+1) probes.
 fn brute_force_classic(m: u64, n: u64, k: u32) -> f64 {

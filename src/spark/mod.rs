@@ -516,7 +516,7 @@ impl SparkBloomFilter {
                 for_each_index(version, k as u32, bits, h1, h2, |i| {
                     at[n] = i;
                     n += 1;
-                    crate::prefetch::prefetch(&self.words, (i / 64) as usize);
+                    crate::util::prefetch::prefetch(&self.words, (i / 64) as usize);
                     true
                 });
             }
@@ -562,7 +562,7 @@ impl SparkBloomFilter {
                 for_each_index(version, k as u32, bits, h1, h2, |i| {
                     buf[at] = i;
                     at += 1;
-                    crate::prefetch::prefetch(&self.words, (i / 64) as usize);
+                    crate::util::prefetch::prefetch(&self.words, (i / 64) as usize);
                     true
                 });
             }

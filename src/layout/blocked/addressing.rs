@@ -7,9 +7,9 @@
 
 #![forbid(unsafe_code)]
 
-use crate::bits::Block;
-use crate::salts::SALTS;
 use crate::scheme::reduce;
+use crate::util::bits::Block;
+use crate::util::salts::SALTS;
 
 /// Bits per block: the storage's [`Block::BITS`], named for the layout.
 pub(crate) const BLOCK_BITS: u64 = Block::BITS;

@@ -17,7 +17,7 @@
 //!   bits/key for 1% (classic: 9.59).
 //! * Sizing: m a multiple of 512, the smallest meeting p by that formula for
 //!   each k near the optimum; the best k is below `c ln 2` at high bits/key.
-//! * k: 1 to [`MAX_HASHES`](crate::limits::MAX_HASHES) (the SIMD kernels do
+//! * k: 1 to [`MAX_HASHES`](crate::util::limits::MAX_HASHES) (the SIMD kernels do
 //!   8 probes per vector step).
 //! * All two-hash schemes address a block the same way (the in-block
 //!   positions come from the salts, not from the scheme's progression: a
@@ -41,13 +41,13 @@ pub(crate) use addressing::{
 };
 
 use crate::Error;
-use crate::bits::{Line, Words, WordsMut};
 use crate::hash::{Secrets, independent_hash, split};
 use crate::layout::Layout;
-use crate::limits::MAX_HASHES;
 use crate::rates::{blocked_fpr, classic_bits_guess, smallest_bits_search, split_block_fpr};
-use crate::salts::SALTS;
 use crate::simd::kernel::Kernel;
+use crate::util::bits::{Line, Words, WordsMut};
+use crate::util::limits::MAX_HASHES;
+use crate::util::salts::SALTS;
 
 /// The addressing and probe of a blocked or split-block filter: which
 /// 512-bit block a key's hash selects and which k bits inside it. Every
@@ -417,7 +417,7 @@ pub(crate) fn optimal_hashes(segs: Segments, m: u64, n: u64) -> u32 {
 
 /// Set bits in the bit range `[start, end)` of `words`.
 fn ones(words: &[u64], start: u64, end: u64) -> u64 {
-    crate::bits::count_ones_in(|w| words[w], start, end)
+    crate::util::bits::count_ones_in(|w| words[w], start, end)
 }
 
 /// `(segments, segment bits)` of a block.

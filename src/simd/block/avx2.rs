@@ -24,8 +24,8 @@ use core::arch::x86_64::{
 };
 
 use crate::layout::blocked::addressing::InBlockConstants;
-use crate::salts::SALTS;
 use crate::simd::cpu::Avx2;
+use crate::util::salts::SALTS;
 
 /// The AVX2 block line test, holding the token that proves the CPU has AVX2
 /// (so calling the `target_feature` functions below is sound).

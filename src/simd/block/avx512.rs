@@ -33,8 +33,8 @@ use core::arch::x86_64::{
 };
 
 use crate::layout::blocked::addressing::InBlockConstants;
-use crate::salts::SALTS;
 use crate::simd::cpu::Avx512;
+use crate::util::salts::SALTS;
 
 /// Probes per vector: 32-bit lanes of a 512-bit register.
 const LANES: u32 = 16;

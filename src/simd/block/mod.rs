@@ -415,7 +415,7 @@ impl VectorBackend {
     #[inline(always)]
     pub(crate) fn block_test(
         &self,
-        line: &impl crate::bits::Line,
+        line: &impl crate::util::bits::Line,
         h2: u64,
         consts: InBlockConstants,
     ) -> Option<bool> {

@@ -19,7 +19,7 @@ use wide::u32x8;
 
 use crate::hash::split;
 use crate::layout::blocked::addressing::{InBlockConstants, block_index};
-use crate::salts::SALTS;
+use crate::util::salts::SALTS;
 
 /// Whether [`super::VectorBackend`] runs this probe for
 /// [`Kernel::Wide`](crate::Kernel::Wide):

@@ -11,7 +11,7 @@
 //! does, for every geometry and any batch length (0, and lengths that are
 //! not a multiple of the lane count): `tests/kernels.rs` and the
 //! `kernel_diff` fuzz target. Indices only: the caller tests or sets the
-//! bits (`src/batch.rs`), so one computation serves the owned filter,
+//! bits (`src/filter/batch.rs`), so one computation serves the owned filter,
 //! views and the parallel path alike. Nothing here imports a layout.
 
 // `forbid` would extend to `avx2`, whose calls into `target_feature`
@@ -25,10 +25,10 @@ mod scalar;
 mod wide;
 
 use crate::Error;
-use crate::limits::{MAX_BITS, MAX_HASHES};
 use crate::scheme::{Progression, Scheme};
 use crate::simd::kernel::Kernel;
 use crate::simd::lanes::{Lanes64, MAX_LANES};
+use crate::util::limits::{MAX_BITS, MAX_HASHES};
 
 /// The geometry of a flat layout (classic, partitioned), as a kernel needs
 /// it: probe i of a key is `i * stride + g_i`, `g_i` the two-hash scheme's

@@ -18,13 +18,16 @@
 use std::borrow::Cow;
 
 use crate::Error;
-use crate::batch::{Plan, contains_pipeline, copy_answers, copy_hashes, hash_keys, set_answers};
-use crate::bits::LeWords;
 use crate::filter::BloomFilter;
+use crate::filter::batch::{
+    Plan, contains_pipeline, copy_answers, copy_hashes, hash_keys, set_answers,
+};
 use crate::format::{Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::layout::{Layout, blocked, classic, partitioned};
+use crate::layout::flat::{classic, partitioned};
+use crate::layout::{Layout, blocked};
+use crate::util::bits::LeWords;
 
 /// The alignment [`FilterView`] requires of its bytes: one cache line, so
 /// that the payload (at offset 64) is block-aligned as in an owned filter.
@@ -232,7 +235,7 @@ impl<'a> FilterView<'a> {
 
     /// Calls `answers(start, found)` for every run of keys, in order (key
     /// `start + j`'s answer in `found[j]`): the batch pipeline
-    /// (`crate::batch`) a chunk at a time, or key by key for `Independent`
+    /// (`crate::filter::batch`) a chunk at a time, or key by key for `Independent`
     /// and for payloads on big-endian targets.
     pub(crate) fn contains_keys_with<K: Key>(
         &self,
@@ -363,14 +366,14 @@ impl<'a> FilterView<'a> {
     /// for columnar pipelines); `ceil(len / 64)` words, the unused high
     /// bits of the last word zero.
     pub fn contains_batch_bitmap<K: crate::Key>(&self, keys: &[K]) -> Vec<u64> {
-        let mut out = vec![0; crate::batch::bitmap_words(keys.len())];
+        let mut out = vec![0; crate::filter::batch::bitmap_words(keys.len())];
         self.contains_keys_with(keys, |i, found| set_answers(&mut out, i, found));
         out
     }
 
     /// [`contains_batch_bitmap`](Self::contains_batch_bitmap) into
     /// `out` (overwritten), which must hold
-    /// [`bitmap_words`](crate::batch::bitmap_words)`(keys.len())` words.
+    /// [`bitmap_words`](crate::filter::batch::bitmap_words)`(keys.len())` words.
     ///
     /// # Errors
     /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming
@@ -380,7 +383,11 @@ impl<'a> FilterView<'a> {
         keys: &[K],
         out: &mut [u64],
     ) -> Result<(), crate::Error> {
-        crate::Error::check_len("out", crate::batch::bitmap_words(keys.len()), out.len())?;
+        crate::Error::check_len(
+            "out",
+            crate::filter::batch::bitmap_words(keys.len()),
+            out.len(),
+        )?;
         out.fill(0);
         self.contains_keys_with(keys, |i, found| set_answers(out, i, found));
         Ok(())

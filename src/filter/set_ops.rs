@@ -18,10 +18,11 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::bits::count_ones_in;
 use crate::filter::BloomFilter;
-use crate::layout::{Layout, classic};
+use crate::layout::Layout;
+use crate::layout::flat::classic;
 use crate::rates::estimate_items;
+use crate::util::bits::count_ones_in;
 
 impl BloomFilter {
     /// Checks that two filters can be combined: same layout, scheme, seed,

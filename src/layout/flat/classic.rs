@@ -51,7 +51,7 @@ pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {
 pub(crate) fn two_hash_fpr(scheme: Scheme, m: u64, n: u64, k: u32) -> Option<f64> {
     let every_stride = overlaps(scheme) != Overlaps::Lines;
     if two_hash::classic_cost(k, m, every_stride) > two_hash::CLASSIC_BUDGET
-        || !crate::primes::is_prime(m)
+        || !crate::util::primes::is_prime(m)
     {
         return None;
     }

@@ -3,11 +3,13 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::batch::{Plan, bitmap_words, copy_answers, copy_hashes, insert_pipeline, set_answers};
 use crate::filter::BloomFilter;
+use crate::filter::batch::{
+    Plan, bitmap_words, copy_answers, copy_hashes, insert_pipeline, set_answers,
+};
+use crate::filter::view::{FilterView, ViewWords};
 use crate::geometry::Geometry;
 use crate::hash::{Key, hash_key};
-use crate::view::{FilterView, ViewWords};
 
 /// The handles: checked once, here, for each filter type.
 impl BloomFilter {
@@ -254,10 +256,10 @@ impl Prehashed<&mut BloomFilter> {
     /// filter is bit-identical to the sequential one.
     #[cfg(all(feature = "rayon", target_has_atomic = "64"))]
     pub fn par_insert_batch(&mut self, hashes: &[u128]) {
-        if crate::par::sequential(hashes.len()) {
+        if crate::filter::par::sequential(hashes.len()) {
             return self.insert_batch(hashes);
         }
-        crate::par::par_insert_hashes(self.filter, hashes);
+        crate::filter::par::par_insert_hashes(self.filter, hashes);
     }
 }
 

@@ -66,7 +66,7 @@
 
 use std::f64::consts::LN_2;
 
-use crate::limits::{MAX_BITS, MAX_HASHES};
+use crate::util::limits::{MAX_BITS, MAX_HASHES};
 
 // The blocked layouts' rates live in their own file,
 // `src/rates/block_rates.rs`.

@@ -8,11 +8,11 @@ use crate::geometry::Geometry;
 use crate::hash::{DEFAULT_SEED, Key};
 use crate::key_kind::KeyKind;
 use crate::layout::Layout;
-use crate::limits::{MAX_BITS, MAX_HASHES, check_fpr};
-use crate::prefetch::Prefetch;
 use crate::scheme::Scheme;
 use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
+use crate::util::limits::{MAX_BITS, MAX_HASHES, check_fpr};
+use crate::util::prefetch::Prefetch;
 
 /// Builds a [`BloomFilter`] from either
 ///
@@ -205,7 +205,7 @@ impl Builder {
     }
 
     /// How far ahead the batch paths prefetch, in chunks of
-    /// [`CHUNK`](crate::batch::CHUNK) keys (default
+    /// [`CHUNK`](crate::filter::batch::CHUNK) keys (default
     /// [`Prefetch::DEFAULT_DISTANCE`](crate::Prefetch::DEFAULT_DISTANCE),
     /// chosen by measurement). Never changes an answer; for tuning to
     /// another memory system. `build` fails with

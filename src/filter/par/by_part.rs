@@ -1,6 +1,6 @@
 //! The parallel insert without atomics: each round's keys sorted by the
 //! part of the bit array their bits fall in, each part's bits set by one
-//! thread with plain stores ([`crate::parts`], the driver shared with
+//! thread with plain stores ([`crate::util::parts`], the driver shared with
 //! the Count-Min sketch).
 //!
 //! Bucketing hashes the keys and derives their destinations exactly as the
@@ -26,14 +26,14 @@
 
 use std::ops::Range;
 
-use crate::batch::{CHUNK, Plan, Stage};
-use crate::bits::Block;
+use crate::filter::batch::{CHUNK, Plan, Stage};
 use crate::hash::split;
 use crate::layout::blocked::Blocks;
-use crate::parts;
-use crate::prefetch::prefetch;
 use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
+use crate::util::bits::Block;
+use crate::util::parts;
+use crate::util::prefetch::prefetch;
 
 /// Words per block.
 const BLOCK_WORDS: usize = (Block::BITS / 64) as usize;

@@ -35,17 +35,17 @@
 
 #![forbid(unsafe_code)]
 
-use crate::bits::WordsMut;
 use crate::filter::BloomFilter;
 use crate::geometry::{Addressing, Geometry};
 use crate::hash::short::hash_into;
 use crate::hash::{Key, Secrets, split};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
-use crate::prefetch::prefetch;
 use crate::simd::flat::FlatSpec;
 use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
+use crate::util::bits::WordsMut;
+use crate::util::prefetch::prefetch;
 
 /// Keys per pipeline step (a multiple of every kernel's lane count).
 pub const CHUNK: usize = 32;

@@ -35,12 +35,12 @@ use memmap2::Mmap;
 
 use crate::Error;
 use crate::filter::BloomFilter;
+use crate::filter::prehashed::Prehashed;
+use crate::filter::view::{FilterView, ViewWords, view_queries};
 use crate::format::frame::io_err;
 use crate::format::{HEADER_LEN, Header, validate};
 use crate::geometry::Geometry;
 use crate::hash::Key;
-use crate::prehashed::Prehashed;
-use crate::view::{FilterView, ViewWords, view_queries};
 
 /// A read-only filter over a memory-mapped file in the v1 format.
 ///
@@ -233,7 +233,7 @@ impl MappedFilter {
     view_queries!();
 
     #[cfg(feature = "arrow")]
-    crate::view::array_queries!();
+    crate::filter::view::array_queries!();
 
     /// The pre-hashed queries (keys given by their 128-bit
     /// [`hash_key`](crate::hash_key) with this filter's seed), through

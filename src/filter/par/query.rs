@@ -8,10 +8,10 @@
 use rayon::prelude::*;
 
 use crate::Error;
-use crate::batch::{Plan, copy_answers};
+use crate::filter::batch::{Plan, copy_answers};
+use crate::filter::view::FilterView;
 use crate::hash::Key;
-use crate::parts::{TASK, sequential};
-use crate::view::FilterView;
+use crate::util::parts::{TASK, sequential};
 
 impl FilterView<'_> {
     /// [`contains_batch`](Self::contains_batch) on rayon's thread pool

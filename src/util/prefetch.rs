@@ -5,6 +5,8 @@
 //! has no effect on program semantics; the pointer is nevertheless kept
 //! inside the slice. Other architectures compile it to nothing.
 
+#![allow(unsafe_code)]
+
 /// Whether the batch paths prefetch the cache lines of the next chunk (a
 /// filter's option: [`Builder::prefetch`](crate::Builder::prefetch),
 /// [`BloomFilter::set_prefetch`](crate::BloomFilter::set_prefetch)).

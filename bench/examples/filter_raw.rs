@@ -6,7 +6,7 @@
 //! (docs/bench-notes/2026-11-23.md, "Command line").
 //!
 //! ```text
-//! cargo run --release --example filter_raw -- FILTER LINES_FILE [RUNS]
+//! cargo run --release -p lesshash-bench --example filter_raw -- FILTER LINES_FILE [RUNS]
 //! ```
 
 use std::time::Instant;

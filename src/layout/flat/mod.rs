@@ -20,10 +20,13 @@
 
 #![forbid(unsafe_code)]
 
-use crate::bits::{Words, WordsMut};
+pub(crate) mod classic;
+pub(crate) mod partitioned;
+
 use crate::hash::independent_hash;
 use crate::scheme::{Progression, Scheme, reduce};
 use crate::simd::flat::FlatSpec;
+use crate::util::bits::{Words, WordsMut};
 
 /// The addressing of a flat layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

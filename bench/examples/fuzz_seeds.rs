@@ -1,7 +1,7 @@
 //! Writes the fuzz targets' seed corpora (`fuzz/seeds/<target>/`):
 //!
 //! ```text
-//! cargo run --example fuzz_seeds -- fuzz/seeds
+//! cargo run -p lesshash-bench --example fuzz_seeds -- fuzz/seeds
 //! ```
 //!
 //! `from_bytes` gets valid serialized filters of every layout and scheme

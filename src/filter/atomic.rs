@@ -19,15 +19,19 @@
 //! with the same size, alignment and bit validity. Everything else is safe
 //! indexing.
 
+// The two `from_raw_parts` calls, each with its SAFETY comment (the parent
+// module denies `unsafe` for every other file of `filter/`).
+#![allow(unsafe_code)]
+
 use std::mem::{ManuallyDrop, align_of, size_of};
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering::Relaxed};
 
 use crate::Error;
-use crate::bits::{AlignedWords, Block, Line, Words, WordsMut};
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::key_kind::KeyKind;
+use crate::util::bits::{AlignedWords, Block, Line, Words, WordsMut};
 
 /// One cache line of atomic words: the layout of [`Block`].
 #[repr(C, align(64))]

@@ -23,8 +23,8 @@
 
 #![forbid(unsafe_code)]
 
-use crate::bits::count_ones_in;
 use crate::rates::{estimate_items, partitioned_fpr, two_hash};
+use crate::util::bits::count_ones_in;
 
 /// The exact rate under ideal hashing after n keys.
 pub(crate) fn fpr(m: u64, n: u64, k: u32) -> f64 {

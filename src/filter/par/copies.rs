@@ -18,9 +18,9 @@
 
 use rayon::prelude::*;
 
-use crate::batch::{Plan, insert_pipeline};
-use crate::bits::AlignedWords;
+use crate::filter::batch::{Plan, insert_pipeline};
 use crate::tuning::Tuning;
+use crate::util::bits::AlignedWords;
 
 /// Copies are used when their bytes are at most this many per key of the
 /// batch. The partitioned insert moves 16 or more per key, but zeroing and

@@ -1,15 +1,36 @@
 //! [`BloomFilter`]: the filter type, for every layout and scheme.
 
-#![forbid(unsafe_code)]
+// `deny`, not `forbid`: it would extend to `atomic` (two `from_raw_parts`)
+// and `mapped` (the map), which allow their own blocks; every other file
+// here forbids it.
+#![deny(unsafe_code)]
+
+// Above `BloomFilter` (this file), each in its own file: what builds it,
+// its batch pipeline, its set operations and serde form, the read-only
+// view every filter lends, the atomic filter, the parallel paths, the
+// pre-hashed handles and the mapped file. This file imports none of them.
+#[cfg(target_has_atomic = "64")]
+pub(crate) mod atomic;
+pub(crate) mod batch;
+pub(crate) mod builder;
+#[cfg(feature = "mmap")]
+pub(crate) mod mapped;
+#[cfg(all(feature = "rayon", target_has_atomic = "64"))]
+pub(crate) mod par;
+pub(crate) mod prehashed;
+#[cfg(feature = "serde")]
+mod serde_impl;
+pub(crate) mod set_ops;
+pub(crate) mod view;
 
 use crate::Error;
-use crate::bits::AlignedWords;
 use crate::geometry::Geometry;
 use crate::hash::Key;
 use crate::key_kind::KeyKind;
-use crate::prefetch::Prefetch;
 use crate::simd::kernel::Kernel;
 use crate::tuning::Tuning;
+use crate::util::bits::AlignedWords;
+use crate::util::prefetch::Prefetch;
 
 /// A Bloom filter: a set that answers "possibly in the set" or "certainly
 /// not in the set".
@@ -39,12 +60,12 @@ pub struct BloomFilter {
 
 impl BloomFilter {
     /// The largest k any layout accepts: 64.
-    pub const MAX_HASHES: u32 = crate::limits::MAX_HASHES;
+    pub const MAX_HASHES: u32 = crate::util::limits::MAX_HASHES;
 
     /// The largest filter, in bits, that the builder accepts: 2^46 bits
     /// (8 TiB). Index arithmetic is exact up to 2^64; this bound keeps a
     /// mistyped size from asking the allocator for the impossible.
-    pub const MAX_BITS: u64 = crate::limits::MAX_BITS;
+    pub const MAX_BITS: u64 = crate::util::limits::MAX_BITS;
 
     /// Allocates a filter of validated geometry.
     pub(crate) fn from_geometry(geometry: Geometry) -> Result<Self, Error> {
@@ -184,7 +205,7 @@ impl BloomFilter {
         self.geometry.tuning.prefetch_distance
     }
 
-    /// Sets how many chunks of [`CHUNK`](crate::batch::CHUNK) keys ahead
+    /// Sets how many chunks of [`CHUNK`](crate::filter::batch::CHUNK) keys ahead
     /// the batch paths prefetch (answers never depend on it).
     ///
     /// # Errors

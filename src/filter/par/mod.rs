@@ -1,7 +1,7 @@
 //! Parallel batch inserts and queries (feature `rayon`, on by default).
 //!
 //! * Queries share `&self`: keys are split into tasks of [`PAR_TASK`]
-//!   keys, each running the sequential pipeline (`src/batch.rs`,
+//!   keys, each running the sequential pipeline (`src/filter/batch.rs`,
 //!   prefetching included) over its keys and writing its own part of the
 //!   output; no synchronisation at all ([`query`]: `FilterView`'s, which
 //!   every filter lends).
@@ -9,7 +9,7 @@
 //!   the batch is built as one private copy per thread, ORed together at
 //!   the end ([`copies`]); a larger one is partitioned by destination so
 //!   that each thread owns a disjoint part of the bit array and sets bits
-//!   with plain stores ([`by_part`], over the driver [`crate::parts`]). Both are bit-identical to the
+//!   with plain stores ([`by_part`], over the driver [`crate::util::parts`]). Both are bit-identical to the
 //!   sequential insert (tested bit for bit in `tests/par.rs`).
 //! * Inserts of the `Independent` scheme (the k-hash baseline, which has no
 //!   two-hash plan to partition by) turn the filter into an
@@ -30,15 +30,15 @@ mod copies;
 mod query;
 
 use crate::AtomicBloomFilter;
-use crate::batch::{Plan, copy_hashes, hash_keys};
-use crate::bits::AlignedWords;
 use crate::filter::BloomFilter;
+use crate::filter::batch::{Plan, copy_hashes, hash_keys};
 use crate::hash::Key;
+use crate::util::bits::AlignedWords;
 
 /// Keys per parallel task: the partitioned insert's task size, for the
 /// same reasons (enough work per task to hide scheduling, and enough tasks
 /// to balance two to dozens of threads on a million keys).
-pub(crate) const PAR_TASK: usize = crate::parts::TASK;
+pub(crate) const PAR_TASK: usize = crate::util::parts::TASK;
 
 /// Gives the bits back to the filter when dropped, also while unwinding.
 struct AtomicLoan<'a> {
@@ -54,9 +54,9 @@ impl Drop for AtomicLoan<'_> {
     }
 }
 
-pub(crate) use crate::parts::sequential;
+pub(crate) use crate::util::parts::sequential;
 
-/// Parallel batch paths; see the module docs (`src/par/`) for how they stay race-free and
+/// Parallel batch paths; see the module docs (`src/filter/par/`) for how they stay race-free and
 /// bit-identical to the sequential ones.
 impl BloomFilter {
     /// [`insert_batch`](Self::insert_batch) on rayon's thread pool. The
@@ -136,7 +136,7 @@ impl BloomFilter {
     }
 }
 
-/// [`Prehashed::par_insert_batch`](crate::prehashed::Prehashed::par_insert_batch)
+/// [`Prehashed::par_insert_batch`](crate::filter::prehashed::Prehashed::par_insert_batch)
 /// above the sequential threshold; the filter's scheme is a two-hash one.
 pub(crate) fn par_insert_hashes(filter: &mut BloomFilter, hashes: &[u128]) {
     filter.par_insert_with(
