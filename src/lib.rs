@@ -114,9 +114,6 @@ mod test_support;
 mod tuning;
 mod util;
 
-pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
-pub use error::{Error, FormatError, ParseNameError};
-pub use filter::BloomFilter;
 // The public surface at the root, one path per item, by what a user does:
 // the filter types (and their views and handles),
 pub use filter::BloomFilter;
