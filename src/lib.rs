@@ -139,6 +139,8 @@ pub use error::{Error, FormatError, ParseNameError};
 // and the paper's second structure, the two-hash Count-Min sketch.
 pub use count_min::{CountMinBuilder, CountMinDimensions, CountMinScheme, CountMinSketch};
 
+// The README's and the guide's examples are compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
