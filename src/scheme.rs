@@ -478,6 +478,20 @@ mod tests {
         Scheme::EnhancedDoubleHashing(Enhancement::Cube),
     ];
 
+    /// `reduce` is `floor(hash * range / 2^64)`: in range, monotone in the
+    /// hash, and exact at the ends.
+    #[test]
+    fn reduce_is_the_multiply_high() {
+        for range in [1u64, 2, 3, 1000, 1 << 40, u64::MAX] {
+            assert_eq!(reduce(0, range), 0);
+            assert_eq!(reduce(u64::MAX, range), range - 1);
+            assert_eq!(reduce(1 << 63, range), range / 2);
+            let p = Progression::new(Scheme::DoubleHashing, range);
+            assert_eq!(p.range(), range);
+        }
+        assert_eq!(reduce(3 << 62, 4), 3);
+    }
+
     fn incremental(scheme: Scheme, hash: u128, range: u64, k: u32) -> Vec<u64> {
         let mut out = Vec::new();
         for_each_index(scheme, hash, range, k, |_, x| {

@@ -1574,3 +1574,26 @@ fn a_file_of_another_kind_says_what_it_looks_like() {
     let err = BloomFilter::from_bytes(&[]).unwrap_err().to_string();
     assert!(err.ends_with("got 0 (the input is empty)"), "{err}");
 }
+
+/// A header says how long the whole serialized filter is: the 64 header
+/// bytes, the payload (`ceil(m / 64)` words) and the trailer.
+#[test]
+fn the_header_gives_the_total_length() {
+    for layout in Layout::ALL {
+        for items in [0u64, 1, 1000, 100_000] {
+            let f = BloomFilter::builder()
+                .expected_items(items)
+                .fpr(0.01)
+                .layout(layout)
+                .build()
+                .unwrap();
+            let bytes = f.to_bytes();
+            let h = lesshash::format::Header::of(&f);
+            assert_eq!(h.total_len(), bytes.len() as u64, "{layout} {items}");
+            assert_eq!(
+                lesshash::format::Header::parse(&bytes).unwrap().total_len(),
+                bytes.len() as u64
+            );
+        }
+    }
+}

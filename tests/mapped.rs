@@ -392,3 +392,18 @@ fn threads_share_one_map() {
         }
     });
 }
+
+/// `advise_random` and `will_need` are advice to the kernel only: after
+/// either (and both), every query path answers as before.
+#[test]
+fn access_advice_changes_no_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = filled(Layout::Blocked, Scheme::default(), 50_000, 50_000, 0x5150);
+    let path = write(dir.path(), "advised.lhbf", &f);
+    let keys = queries(0x5150, 20_000);
+    let m = MappedFilter::open(&path).unwrap();
+    m.advise_random();
+    assert_same_answers(&f, &m, &keys, "advise_random");
+    m.will_need();
+    assert_same_answers(&f, &m, &keys, "will_need");
+}

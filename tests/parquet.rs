@@ -416,3 +416,29 @@ fn the_old_name_is_the_same_type() {
     let g: ParquetFilter = f;
     assert!(g.contains(&7i64));
 }
+
+/// `stored_len` reads the whole stored filter's length (header and
+/// bitset) from its header alone, as a reader without
+/// `bloom_filter_length` needs; `insert_hash` is `insert` given the
+/// value's hash (the same bits).
+#[test]
+fn stored_len_and_insert_hash() {
+    let mut f = ParquetFilter::with_ndv_fpp(1000, 0.01).unwrap();
+    let mut g = f.clone();
+    for v in 0..1000i64 {
+        f.insert(&v);
+        g.insert_hash(pq::hash(&v));
+    }
+    assert_eq!(f, g);
+    let bytes = f.to_parquet_bytes().unwrap();
+    assert_eq!(ParquetFilter::stored_len(&bytes).unwrap(), bytes.len());
+    // Only the header is needed, and trailing bytes are not counted.
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(&[0xAB; 100]);
+    assert_eq!(ParquetFilter::stored_len(&longer).unwrap(), bytes.len());
+    assert_eq!(
+        ParquetFilter::stored_len(&bytes[..32.min(bytes.len())]).unwrap(),
+        bytes.len()
+    );
+    assert!(ParquetFilter::stored_len(&bytes[..3]).is_err());
+}

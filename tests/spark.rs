@@ -610,3 +610,18 @@ fn expected_fpr_is_the_measured_rate() {
         assert!(v1.expected_fpr(300_000_000) > 5.0 * v2.expected_fpr(300_000_000));
     }
 }
+
+/// `fill_fpr` is Spark's `expectedFpp`: the fill of the reachable bits to
+/// the power k (0 when empty, 1 when full).
+#[test]
+fn fill_fpr_is_the_fill_to_the_power_k() {
+    for version in [SparkVersion::V1, SparkVersion::V2] {
+        let mut f = SparkBloomFilter::with_fpp(version, 1000, 0.03).unwrap();
+        assert_eq!(f.fill_fpr(), 0.0);
+        f.insert_longs(&(0..1000).collect::<Vec<i64>>());
+        let fill = f.count_ones() as f64 / f.reachable_bits() as f64;
+        assert_eq!(f.fill_fpr(), fill.powi(f.num_hashes() as i32));
+        // At its sizing the filter's fill rate is near the target.
+        assert!((0.01..0.06).contains(&f.fill_fpr()), "{}", f.fill_fpr());
+    }
+}

@@ -6,6 +6,19 @@ use std::f64::consts::E;
 use super::*;
 use crate::util::primes::{is_prime, next_prime};
 
+/// A two-hash sketch's (h1, h2): the low and the high half of the key's
+/// 128-bit hash, each reduced to [0, width) by a multiply-high.
+#[test]
+fn two_hash_start_reduces_each_half() {
+    let hash = (u128::from(u64::MAX) << 64) | u128::from(1u64 << 63);
+    assert_eq!(two_hash_start(hash, 1000), (500, 999));
+    assert_eq!(two_hash_start(0, 7), (0, 0));
+    for width in [1u64, 3, 1 << 20] {
+        let (h1, h2) = two_hash_start(0x0123_4567_89ab_cdef_fedc_ba98_7654_3210, width);
+        assert!(h1 < width && h2 < width);
+    }
+}
+
 fn sieve(limit: usize) -> Vec<bool> {
     let mut prime = vec![true; limit];
     prime[0] = false;

@@ -90,3 +90,57 @@ pub fn create_temp_beside(target: &Path, name: &std::ffi::OsStr) -> io::Result<(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parent_dir_of_a_bare_name_is_the_current_directory() {
+        assert_eq!(parent_dir(Path::new("f.lhbf")), Path::new("."));
+        assert_eq!(parent_dir(Path::new("a/b/f.lhbf")), Path::new("a/b"));
+        assert_eq!(parent_dir(Path::new("/f.lhbf")), Path::new("/"));
+    }
+
+    #[test]
+    fn temporary_files_are_new_hidden_and_beside_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("out.lhbf");
+        let (a, _) = create_temp_beside(&target, "out.lhbf".as_ref()).unwrap();
+        let (b, _) = create_temp_beside(&target, "out.lhbf".as_ref()).unwrap();
+        assert_ne!(a, b);
+        for t in [&a, &b] {
+            assert_eq!(t.parent(), Some(dir.path()));
+            let name = t.file_name().unwrap().to_str().unwrap();
+            assert!(
+                name.starts_with(".out.lhbf.") && name.ends_with(".tmp"),
+                "{name}"
+            );
+            assert_eq!(fs::metadata(t).unwrap().len(), 0);
+        }
+        assert!(!target.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_to_their_end_and_streams_known() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        // a -> b -> c (relative, dangling): the write goes to c.
+        symlink("b", d.join("a")).unwrap();
+        symlink(d.join("c"), d.join("b")).unwrap();
+        assert_eq!(resolve_links(&d.join("a")).unwrap(), d.join("c"));
+        assert_eq!(resolve_links(&d.join("plain")).unwrap(), d.join("plain"));
+        // A loop is an error, not a hang.
+        symlink("y", d.join("x")).unwrap();
+        symlink("x", d.join("y")).unwrap();
+        assert!(resolve_links(&d.join("x")).is_err());
+
+        File::create(d.join("plain")).unwrap();
+        assert!(!is_stream(
+            &fs::metadata(d.join("plain")).unwrap().file_type()
+        ));
+        assert!(is_stream(&fs::metadata("/dev/null").unwrap().file_type()));
+    }
+}

@@ -330,6 +330,18 @@ pub fn independent_hash(bytes: &[u8], seed: u64, i: u32) -> u64 {
 mod tests {
     use super::*;
 
+    /// Hash i of the `Independent` scheme is XXH3-64 under seed i's own
+    /// seed: distinct functions for distinct i, fixed for persisted filters.
+    #[test]
+    fn independent_hashes_are_xxh3_under_spread_seeds() {
+        let h: Vec<u64> = (0..8).map(|i| independent_hash(b"key", 7, i)).collect();
+        for (i, &x) in h.iter().enumerate() {
+            assert_eq!(x, xxh3_64_with_seed(b"key", independent_seed(7, i as u32)));
+            assert!(!h[..i].contains(&x));
+        }
+        assert_ne!(independent_seed(7, 0), independent_seed(8, 0));
+    }
+
     #[test]
     fn integers_hash_as_little_endian_bytes() {
         let x: u32 = 0x0102_0304;

@@ -141,6 +141,9 @@ fn lower_bound_ratio() {
     let m = (n as f64 * 0.01f64.ln().abs() / (LN_2 * LN_2)) as u64;
     let r = ratio_to_lower_bound(m, n, 0.01);
     assert!((r - std::f64::consts::LOG2_E).abs() < 1e-3, "{r}");
+    // The bound itself: n log2(1/p) bits (1000 keys at 1/1024: 10 bits each).
+    assert_eq!(space_lower_bound(1000, 1.0 / 1024.0), 10_000.0);
+    assert!((space_lower_bound(n, 0.01) - n as f64 * 100f64.log2()).abs() < 1e-6);
 }
 
 #[test]

@@ -46,3 +46,22 @@ pub(crate) fn check_probability(name: &'static str, p: f64) -> Result<f64, crate
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_print_plainly_and_tiny_ones_in_scientific_notation() {
+        assert_eq!(format_rate(0.01), "0.01");
+        assert_eq!(format_rate(0.0001), "0.0001");
+        assert_eq!(format_rate(1e-300), "1e-300");
+        assert_eq!(format_rate(0.0), "0");
+        assert_eq!(format_rate(1.5), "1.5");
+        assert_eq!(format_rate(f64::NAN), "NaN");
+        assert_eq!(format_rate(-2e-9), "-2e-9");
+        assert!(check_fpr(1e-300).is_ok());
+        let e = check_fpr(0.0).unwrap_err().to_string();
+        assert!(e.contains("`fpr`") && e.contains("got 0"), "{e}");
+    }
+}
