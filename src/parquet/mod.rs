@@ -242,9 +242,9 @@ pub(crate) fn parquet_round_bytes(num_bytes: usize) -> usize {
         .next_power_of_two()
 }
 
-/// The old name of [`ParquetFilter`], kept so that code written for
-/// 0.1's first releases builds; `lesshash::Layout::SplitBlock` (a
-/// lesshash layout) is a different thing, hence the rename.
+/// The old name of [`ParquetFilter`], kept so that code written against
+/// it still builds; renamed because it read as
+/// `lesshash::Layout::SplitBlock`, lesshash's own layout.
 #[deprecated(note = "renamed `lesshash::parquet::ParquetFilter`")]
 pub type SplitBlockFilter = ParquetFilter;
 

@@ -1,5 +1,5 @@
-//! The bottom layer: what every filter type and the sketch build on and
-//! nothing in the crate is below of, but `error`. The bit storage and the
+//! The bottom layer, above only `error`: what every filter type and the
+//! sketch build on. The bit storage and the
 //! storage traits every probe uses (`bits`), the size limits (`limits`),
 //! the blocked layouts' salts (`salts`), the primes of the independent
 //! scheme's seeds and the sketch (`primes`), the prefetch option and
