@@ -1,8 +1,8 @@
 //! The bottom layer, above only `error`: what every filter type and the
 //! sketch build on. The bit storage and the
 //! storage traits every probe uses (`bits`), the size limits (`limits`),
-//! the blocked layouts' salts (`salts`), the primes of the independent
-//! scheme's seeds and the sketch (`primes`), the prefetch option and
+//! the blocked layouts' salts (`salts`), the prime ranges of two-hash
+//! flat filters and the sketch's widths (`primes`), the prefetch option and
 //! instruction (`prefetch`), and the parallel update driver without
 //! atomics (`parts`, feature `rayon`).
 
