@@ -16,14 +16,23 @@
 //!   (computed before timing) through `prehashed` (`BloomFilter::prehashed`),
 //!   `prehashed_mut` (`BloomFilter::prehashed_mut`), `mapped-prehashed`
 //!   (`MappedFilter::prehashed`) and `atomic-prehashed`
-//!   (`AtomicBloomFilter::prehashed`, relaxed loads).
+//!   (`AtomicBloomFilter::prehashed`, relaxed loads);
+//! * `handles/contains/<layout>/atomic`: `AtomicBloomFilter::contains` on
+//!   the same filter made atomic (one thread);
+//! * `handles/insert/<layout>/<variant>`: `BATCH` one-key inserts of new
+//!   keys into an empty filter sized for n (a fresh copy per iteration, not
+//!   timed): `filter` (`BloomFilter::insert`) and `atomic`
+//!   (`AtomicBloomFilter::insert`, one thread); `atomic-present` inserts
+//!   `BATCH` members again into the filled atomic filter (every bit
+//!   already set: a build from keys with repeats, or many threads adding
+//!   the same keys).
 //!
 //! Layouts: blocked (the default) and classic (a flat layout: k probes over
 //! the whole array). Elements: keys.
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use lesshash::{AtomicBloomFilter, BloomFilter, Layout, MappedFilter, hash_key};
 
 use super::common::{member, non_member};
@@ -45,6 +54,7 @@ pub fn register(c: &mut Criterion) {
             .fpr(0.01)
             .build()
             .expect("filter");
+        let empty = filter.clone();
         let members: Vec<u64> = (0..N).map(member).collect();
         filter.insert_batch(&members);
         let path = dir.path().join(format!("{layout}.lhbf"));
@@ -84,6 +94,28 @@ pub fn register(c: &mut Criterion) {
         g.bench_function(id("contains_hash", "atomic-prehashed"), |b| {
             let p = atomic.prehashed().expect("two-hash scheme");
             b.iter(|| hashes.iter().filter(|h| p.contains(black_box(**h))).count())
+        });
+        g.bench_function(id("contains", "atomic"), |b| {
+            b.iter(|| keys.iter().filter(|k| atomic.contains(*k)).count())
+        });
+
+        g.bench_function(id("insert", "filter"), |b| {
+            b.iter_batched_ref(
+                || empty.clone(),
+                |f| keys.iter().for_each(|k| f.insert(black_box(k))),
+                BatchSize::SmallInput,
+            )
+        });
+        g.bench_function(id("insert", "atomic"), |b| {
+            b.iter_batched_ref(
+                || AtomicBloomFilter::new(empty.clone()),
+                |f| keys.iter().for_each(|k| f.insert(black_box(k))),
+                BatchSize::SmallInput,
+            )
+        });
+        let present = &members[..BATCH];
+        g.bench_function(id("insert", "atomic-present"), |b| {
+            b.iter(|| present.iter().for_each(|k| atomic.insert(black_box(k))))
         });
         g.finish();
     }
