@@ -1,12 +1,13 @@
 //! The shared-insert form: threads inserting disjoint key sets through an
 //! `Arc<AtomicBloomFilter>` produce exactly the sequentially built filter,
-//! and queries running concurrently with inserts find every key inserted
-//! before them.
+//! queries running concurrently with inserts find every key inserted
+//! before them, and one thread's calls answer and set bits exactly as the
+//! owned filter's do.
 
 use std::sync::{Arc, Barrier};
 use std::thread;
 
-use lesshash::{AtomicBloomFilter, BloomFilter, Layout, Scheme, hash_key};
+use lesshash::{AtomicBloomFilter, BloomFilter, Kernel, Layout, Scheme, hash_key};
 
 const THREADS: u64 = 4;
 const PER_THREAD: u64 = 20_000;
@@ -147,4 +148,44 @@ fn prehashed_inserts_and_the_independent_scheme() {
     assert!(f.contains("k"));
     assert_eq!(f.insert_calls(), 1);
     assert!(format!("{:?}", f.into_atomic()).len() < 300);
+}
+
+/// On every layout, scheme and available kernel, the atomic filter answers
+/// every query (members, and enough non-members for false positives) as the
+/// owned filter with the same bits does: its one-key query tests blocks by
+/// the scalar probe over relaxed loads, never the vector test the owned
+/// filter runs. Inserting keys again, or keys whose bits are partly set
+/// (the relaxed load that skips a locked OR when a word has the key's bits
+/// already), leaves exactly the owned filter's bits.
+#[test]
+fn one_thread_answers_and_sets_bits_as_the_owned_filter() {
+    let n = THREADS * PER_THREAD;
+    for kernel in Kernel::available() {
+        for layout in Layout::ALL {
+            for scheme in Scheme::ALL {
+                let what = format!("{kernel:?} {layout:?} {scheme:?}");
+                let mut owned = empty(layout, scheme);
+                owned.set_kernel(kernel).unwrap();
+                for key in 0..n {
+                    owned.insert(&key);
+                }
+                let atomic = AtomicBloomFilter::new(owned.clone());
+                let mut positives = 0u64;
+                for key in 0..2 * n {
+                    let found = atomic.contains(&key);
+                    assert_eq!(found, owned.contains(&key), "{what}: key {key}");
+                    positives += u64::from(found);
+                    let text = format!("k{key}");
+                    assert_eq!(atomic.contains(&text), owned.contains(&text), "{what}");
+                }
+                assert!(positives > n, "{what}: no false positive was compared");
+                // Half the keys again, half new: both filters, the same bits.
+                for key in n / 2..n + n / 2 {
+                    atomic.insert(&key);
+                    owned.insert(&key);
+                }
+                assert!(atomic.to_filter().unwrap() == owned, "{what}");
+            }
+        }
+    }
 }

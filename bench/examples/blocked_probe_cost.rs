@@ -12,8 +12,11 @@
 //! `contains_miss` (the batch calls), `single_hit` or `single_miss` (one
 //! `contains` call per key), `single_insert` (one `insert` call per key),
 //! `view_hit` or `view_miss` (one `contains` call per key on the filter's
-//! `FilterView`), and `str16_hit`, `str16_miss`, `str16_insert` (one call
-//! per key, 16-byte keys as byte slices: the hex digits of the u64 keys);
+//! `FilterView`), `str16_hit`, `str16_miss`, `str16_insert` (one call
+//! per key, 16-byte keys as byte slices: the hex digits of the u64 keys),
+//! and `atomic_hit`, `atomic_miss`, `atomic_insert` (one call per key on
+//! the filter made an `AtomicBloomFilter`; the insert's keys are members,
+//! every bit already set, as in a build from keys with repeats);
 //! KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
 //! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
 //! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
@@ -21,7 +24,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use lesshash::{BloomFilter, Kernel, Layout};
+use lesshash::{AtomicBloomFilter, BloomFilter, Kernel, Layout};
 
 const N: u64 = 1_000_000;
 const BATCH: usize = 4096;
@@ -83,6 +86,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     } else {
         &str_misses[..]
     };
+    let atomic = op
+        .starts_with("atomic")
+        .then(|| AtomicBloomFilter::new(filter.clone()));
     let mut out = vec![false; BATCH];
     let start = Instant::now();
     for r in 0..rounds {
@@ -110,6 +116,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "str16_insert" => {
                 for k in &str_pool[at..at + BATCH] {
                     filter.insert(&k[..]);
+                }
+            }
+            "atomic_hit" | "atomic_miss" => {
+                let atomic = atomic.as_ref().expect("made for atomic ops");
+                for (o, k) in out.iter_mut().zip(keys) {
+                    *o = atomic.contains(k);
+                }
+            }
+            "atomic_insert" => {
+                let atomic = atomic.as_ref().expect("made for atomic ops");
+                let from = at % (members.len() - BATCH);
+                for k in &members[from..from + BATCH] {
+                    atomic.insert(k);
                 }
             }
             "single_insert" => {

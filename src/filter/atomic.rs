@@ -66,6 +66,8 @@ impl Words for AtomicWords<'_> {
 }
 
 impl Line for &AtomicBlock {
+    const IN_PLACE: bool = false;
+
     #[inline(always)]
     fn get(&self, w: usize) -> u64 {
         self.0[w & 7].load(Relaxed)
@@ -77,19 +79,31 @@ impl Line for &AtomicBlock {
     }
 }
 
+/// ORs `mask` into `word` unless its bits are all set already. A locked OR
+/// is not free even when it changes nothing (it takes the cache line for
+/// writing, from every other core that reads it); a relaxed load sees when
+/// it would not: a key inserted again, or its bits set by other keys. Bits
+/// are never cleared while the words are shared, so bits seen set stay
+/// set, and a read that happens-after this insert sees them (read-read
+/// coherence: it reads the value this load read, or a later one).
+#[inline(always)]
+fn or_missing(word: &AtomicU64, mask: u64) {
+    if word.load(Relaxed) & mask != mask {
+        word.fetch_or(mask, Relaxed);
+    }
+}
+
 impl WordsMut for AtomicWords<'_> {
     #[inline(always)]
     fn or(&mut self, i: usize, mask: u64) {
-        self.0[i / 8].0[i % 8].fetch_or(mask, Relaxed);
+        or_missing(&self.0[i / 8].0[i % 8], mask);
     }
 
     #[inline(always)]
     fn or_line(&mut self, b: usize, mask: [u64; 8]) {
-        // Only the words the key touches: a locked OR of zero is not free.
+        // Only the words the key touches (a zero mask is always "set").
         for (w, m) in self.0[b].0.iter().zip(mask) {
-            if m != 0 {
-                w.fetch_or(m, Relaxed);
-            }
+            or_missing(w, m);
         }
     }
 }

@@ -139,6 +139,11 @@ pub(crate) trait Words {
 
 /// The 8 words of one block, as a probe reads them.
 pub(crate) trait Line {
+    /// Whether [`with_words`](Self::with_words) lends the block's own
+    /// memory; `false` where it assembles a copy (atomic words, little-endian
+    /// words on a big-endian target), which a vector test would wait on.
+    const IN_PLACE: bool;
+
     /// Word `w & 7` of the block.
     fn get(&self, w: usize) -> u64;
 
@@ -151,6 +156,8 @@ pub(crate) trait Line {
 }
 
 impl Line for &[u64; 8] {
+    const IN_PLACE: bool = true;
+
     #[inline(always)]
     fn get(&self, w: usize) -> u64 {
         self[w & 7]
@@ -257,6 +264,8 @@ impl Words for LeWords<'_> {
 pub(crate) struct LeLine<'a>(&'a [u64; 8]);
 
 impl Line for LeLine<'_> {
+    const IN_PLACE: bool = cfg!(target_endian = "little");
+
     #[inline(always)]
     fn get(&self, w: usize) -> u64 {
         u64::from_le(self.0[w & 7])

@@ -128,13 +128,20 @@ impl Blocks {
     }
 
     /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
-    /// by the vector line test where there is one, else branch-free scalar code.
+    /// by the vector line test where there is one and the block is tested
+    /// in place, else branch-free scalar code. A block that would be copied
+    /// first (atomic words, loaded one by one) takes the scalar test: its k
+    /// loads cost less than eight loads, eight stores and the vector loads
+    /// that wait on them (docs/bench-notes/2026-11-28.md, "The atomic
+    /// filter's one-key calls").
     #[inline(always)]
-    pub(crate) fn test_line(&self, line: impl Line, h2: u64) -> bool {
-        match self.vector.block_test(&line, h2, self.consts) {
-            Some(found) => found,
-            None => self.test_line_scalar(line, h2),
+    pub(crate) fn test_line<L: Line>(&self, line: L, h2: u64) -> bool {
+        if L::IN_PLACE
+            && let Some(found) = self.vector.block_test(&line, h2, self.consts)
+        {
+            return found;
         }
+        self.test_line_scalar(line, h2)
     }
 
     /// Whether each key of a chunk (its block and hash) is possibly in the
