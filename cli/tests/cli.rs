@@ -2410,6 +2410,117 @@ fn build_writes_spark_filters() {
     }
 }
 
+/// `merge` of Spark Bloom filter files: two filters built from the halves
+/// of a key set (the same sizing, version and seed) merge into the bytes
+/// `build` makes from all the keys, in either version, and in place (`-o`
+/// one of the inputs); a filter of another version, or a lesshash filter
+/// beside a Spark one, is refused naming both files, and the output is not
+/// created.
+#[test]
+fn merge_unites_spark_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let ints: Vec<i64> = (0..3000i64)
+        .map(|i| i * 7_919_993 - 11_000_000_000)
+        .collect();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    write_lines(Path::new(&path("all.txt")), ints.iter().map(i64::to_string));
+    write_lines(
+        Path::new(&path("a.txt")),
+        ints[..1500].iter().map(i64::to_string),
+    );
+    write_lines(
+        Path::new(&path("b.txt")),
+        ints[1500..].iter().map(i64::to_string),
+    );
+    let build = |input: &str, format: &str, out: &str| {
+        let o = lesshash(&[
+            "build",
+            "-i",
+            &path(input),
+            "--items",
+            "3000",
+            "--keys",
+            "int",
+            "--fpr",
+            "0.01",
+            "--output-format",
+            format,
+            "-o",
+            &path(out),
+        ]);
+        assert!(o.status.success(), "{format} {input}: {}", stderr(&o));
+    };
+    for format in ["spark-v1", "spark-v2"] {
+        build("all.txt", format, "all.bin");
+        build("a.txt", format, "a.bin");
+        build("b.txt", format, "b.bin");
+        let want = std::fs::read(path("all.bin")).unwrap();
+        assert_ne!(std::fs::read(path("a.bin")).unwrap(), want);
+        let o = lesshash(&[
+            "merge",
+            &path("a.bin"),
+            &path("b.bin"),
+            "-o",
+            &path("m.bin"),
+        ]);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("merged 2 Spark filters"),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read(path("m.bin")).unwrap(), want, "{format}");
+        // In place: the inputs are read before the output is replaced.
+        let o = lesshash(&[
+            "merge",
+            &path("a.bin"),
+            &path("b.bin"),
+            "-o",
+            &path("a.bin"),
+        ]);
+        assert!(o.status.success(), "{format}: {}", stderr(&o));
+        assert_eq!(
+            std::fs::read(path("a.bin")).unwrap(),
+            want,
+            "{format} in place"
+        );
+    }
+    // all.bin and b.bin are version 2 now; a version 1 filter beside them.
+    build("a.txt", "spark-v1", "v1.bin");
+    let o = lesshash(&[
+        "merge",
+        &path("b.bin"),
+        &path("v1.bin"),
+        "-o",
+        &path("bad.bin"),
+    ]);
+    assert_error(
+        &o,
+        &["cannot merge", "v1.bin", "b.bin", "equal version, bits"],
+    );
+    let o = lesshash(&[
+        "build",
+        "-i",
+        &path("a.txt"),
+        "--keys",
+        "int",
+        "--fpr",
+        "0.01",
+        "-o",
+        &path("lh.lhbf"),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = lesshash(&[
+        "merge",
+        &path("b.bin"),
+        &path("lh.lhbf"),
+        "-o",
+        &path("bad.bin"),
+    ]);
+    assert_error(&o, &["cannot merge", "lh.lhbf", "is not"]);
+    assert!(!dir.path().join("bad.bin").exists());
+}
+
 #[test]
 fn filter_with_a_spark_filter() {
     use lesshash::spark::SparkBloomFilter;

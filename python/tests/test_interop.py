@@ -224,3 +224,49 @@ def test_python_int_keys_answer_in_the_cli_with_keys_int(cli, tmp_path):
     assert out.read_bytes() == path.read_bytes()
     bad = subprocess.run([cli, "query", "--keys", "int", str(path), "4.5"], capture_output=True)
     assert bad.returncode == 2 and b"--keys int" in bad.stderr
+
+
+@pytest.mark.parametrize("suffix", [".parquet", ".arrow"])
+def test_cli_parquet_filter_output_reads_in_pyarrow_with_the_input_schema(cli, tmp_path, suffix):
+    """`lesshash filter -i events.parquet --column user_id -o kept.parquet`
+    (or an Arrow IPC file) on a file pyarrow wrote: pyarrow reads the output
+    with the input's schema (every column's type, nullability and the
+    dictionary and time zone kept), and its rows are the input's rows
+    whose key is not null and in the filter (by Python's own `in`), in the
+    input's order, across row groups."""
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    n = 5_000
+    rng = np.random.default_rng(7)
+    ids = rng.integers(0, 20_000, n)
+    valid = rng.random(n) > 0.1  # about 10% null keys
+    events = pa.table({
+        "user_id": pa.array(ids, type=pa.int64(), mask=~valid),
+        "name": pa.array([f"n{i}" if i % 7 else None for i in range(n)], type=pa.string()),
+        "score": pa.array(rng.random(n), type=pa.float64()),
+        "at": pa.array(np.arange(n) * 1_000_000, type=pa.timestamp("us", tz="UTC")),
+        "kind": pa.array([("a", "b", "c")[i % 3] for i in range(n)]).dictionary_encode(),
+    })
+    source = tmp_path / "events.parquet"
+    pq.write_table(events, source, row_group_size=1_000)  # five row groups
+
+    bf = BloomFilter(10_000, 0.01)
+    bf.add_many(np.arange(0, 20_000, 2, dtype=np.int64))
+    path = tmp_path / "users.lhbf"
+    bf.save(path)
+
+    out = tmp_path / f"kept{suffix}"
+    run = subprocess.run([cli, "filter", str(path), "-i", str(source), "--column", "user_id",
+                          "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    if suffix == ".parquet":
+        kept = pq.read_table(out)
+    else:
+        with pa.memory_map(str(out)) as source_map:
+            kept = pa.ipc.open_file(source_map).read_all()
+    # The schema as pyarrow wrote it (its own metadata, which records the
+    # pandas-free Arrow schema, aside).
+    assert kept.schema.remove_metadata() == events.schema.remove_metadata()
+    keep = [i for i, (k, ok) in enumerate(zip(ids.tolist(), valid.tolist())) if ok and k in bf]
+    assert 0 < len(keep) < n
+    assert kept.to_pylist() == events.take(keep).to_pylist()
