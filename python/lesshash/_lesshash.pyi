@@ -13,6 +13,8 @@ KeyKind = Literal["unrecorded", "int64", "text", "bytes", "mixed"]
 
 DEFAULT_SEED: int
 KERNEL: str
+# The DuckDB C extension API version the native SQL function needs (lesshash.duckdb).
+DUCKDB_C_API_VERSION: str
 
 def random_seed() -> int: ...
 

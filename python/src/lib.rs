@@ -12,6 +12,7 @@ mod backing;
 mod batch;
 mod bloom;
 mod count_min;
+mod duckdb;
 mod errors;
 mod frames;
 mod keys;
@@ -34,6 +35,7 @@ fn _lesshash(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<spark::SparkBloomFilter>()?;
     m.add("DEFAULT_SEED", lesshash::DEFAULT_SEED)?;
     m.add("KERNEL", lesshash::kernel_name())?;
+    m.add("DUCKDB_C_API_VERSION", duckdb::C_API_VERSION)?;
     m.add_function(wrap_pyfunction!(random_seed, m)?)?;
     Ok(())
 }
