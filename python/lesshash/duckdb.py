@@ -221,7 +221,8 @@ def _extension_file(platform: str) -> Path:
     ident = f"{module}|{st.st_size}|{st.st_mtime_ns}|{st.st_ino}|{platform}|{version}"
     digest = hashlib.sha256(ident.encode()).hexdigest()[:20]
     with _lock:
-        for root in (_cache_dir(), Path(tempfile.gettempdir()) / f"lesshash-{os.getuid()}"):
+        user = getattr(os, "getuid", lambda: "user")()
+        for root in (_cache_dir(), Path(tempfile.gettempdir()) / f"lesshash-{user}"):
             target = root / "duckdb" / digest / _EXTENSION_FILE
             if target.is_file():
                 return target

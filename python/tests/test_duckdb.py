@@ -223,6 +223,12 @@ def test_native_reads_the_path_at_bind_time(native, tmp_path):
     lesshash.duckdb.load(native)
     with pytest.raises(duckdb.Error, match="lesshash_contains: the filter path .* must be a constant"):
         native.execute("SELECT lesshash_contains(p, k) FROM t").fetchall()
+    # A prepared statement's parameter and a constant expression are
+    # constants; a float key has no overload (DuckDB lists them).
+    assert native.execute("SELECT lesshash_contains(?, 2), lesshash_contains(?, 3)", [str(path)] * 2).fetchall() == [(True, False)]
+    assert native.execute(f"SELECT lesshash_contains('{tmp_path}' || '/users.lhbf', 2)").fetchall() == [(True,)]
+    with pytest.raises(duckdb.Error, match=r"lesshash_contains\(VARCHAR, BIGINT\)"):
+        native.execute(f"SELECT lesshash_contains('{path}', 2.5)").fetchall()
     # A NULL path answers NULL, as SQL functions do.
     got = native.execute("SELECT lesshash_contains(NULL::VARCHAR, k) FROM t").fetchall()
     assert got == [(None,)] * 10
