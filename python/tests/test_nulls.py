@@ -35,12 +35,18 @@ def arrow_forms(keys, present):
         "string_view": (text.cast(pa.string_view()), [str(k) for k in keys], "text"),
         "binary": (text.cast(pa.binary()), [str(k).encode() for k in keys], "bytes"),
         "chunked": (pa.chunked_array([ints[:half], ints[half:]]), keys, "int64"),
+        "chunked-string_view": (
+            pa.chunked_array([text[:half].cast(pa.string_view()), text[half:].cast(pa.string_view())]),
+            [str(k) for k in keys],
+            "text",
+        ),
         "sliced": (ints.slice(7), keys[7:], "int64"),
     }
 
 
 @pytest.mark.parametrize("form", [
-    "int64", "int32-dictionary", "string", "large_string", "string_view", "binary", "chunked", "sliced"])
+    "int64", "int32-dictionary", "string", "large_string", "string_view", "binary", "chunked",
+    "chunked-string_view", "sliced"])
 def test_arrow_nulls_are_skipped_and_answered(form):
     keys, present = members_and_probe()
     array, plain, kind = arrow_forms(keys, present)[form]
@@ -111,6 +117,8 @@ def test_answers_without_nulls_have_none():
         (lambda: pd.Series([5, None, 7, None], dtype="UInt8"), [5, 7]),
         (lambda: pd.Series([5, None, 7, None], dtype="int64[pyarrow]"), [5, 7]),
         (lambda: pd.Series(["a", None, "c", None], dtype="string[pyarrow]"), ["a", "c"]),
+        (lambda: pd.Series(["a", None, "c", None], dtype=pd.ArrowDtype(pa.string())), ["a", "c"]),
+        (lambda: pd.Series(["a", None, "c", None], dtype=pd.ArrowDtype(pa.large_string())), ["a", "c"]),
         (
             lambda: pd.Series(pd.to_datetime(["2024-01-01", None, "2024-01-03", None])),
             list(pd.to_datetime(["2024-01-01", "2024-01-03"]).to_numpy()),

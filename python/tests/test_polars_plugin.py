@@ -99,6 +99,44 @@ def test_eager_lazy_and_streaming_agree(tmp_path):
     assert collected.sort("k").equals(want)
 
 
+def test_a_parquet_dataset_with_nulls_and_strings_streams_and_builds(tmp_path):
+    """Nullable int and string columns in a multi-file Parquet dataset:
+    filtered by the streaming engine (each key kind, a NULL answering null
+    and leaving the row out) as contains_many answers the same column, and
+    the filter built over the scan equal to add_many's."""
+    rng = np.random.default_rng(5)
+    n = 3 * N
+    ints = rng.integers(0, 4 * N, n)
+    nulls = rng.random(n) < 0.1
+    df = pl.DataFrame(
+        {
+            "k": pl.Series(ints).set(pl.Series(nulls), None),
+            "s": pl.Series([f"user-{i}" for i in ints]).set(pl.Series(rng.random(n) < 0.1), None),
+            "v": np.arange(n),
+        }
+    )
+    src = tmp_path / "src"
+    src.mkdir()
+    for i, part in enumerate(df.iter_slices(N)):
+        part.write_parquet(src / f"part-{i}.parquet", row_group_size=1000)
+    scan = pl.scan_parquet(src / "*.parquet")
+    for column in ("k", "s"):
+        present = df[column].drop_nulls()
+        f = _filter(present.gather(np.arange(0, len(present), 3)))
+        path = tmp_path / f"{column}.lhbf"
+        f.save(path)
+        mask = f.contains_many(df[column].to_arrow(), output="arrow")
+        want = df.filter(pl.Series(mask.fill_null(False).to_numpy(zero_copy_only=False)))
+        got = scan.filter(pl.col(column).lesshash.contains(path)).collect(engine="streaming")
+        assert got.sort("v").equals(want), column
+        answers = scan.select(pl.col(column).lesshash.contains(path), "v").collect(engine="streaming").sort("v")
+        assert answers[column].to_list() == mask.to_pylist(), column
+        built = lp.build(scan, column, n, 0.01)
+        alone = lesshash.BloomFilter(n, 0.01)
+        alone.add_many(df[column])
+        assert built.to_bytes() == alone.to_bytes(), column
+
+
 def test_nulls_answer_null_or_false():
     f = _filter([1, 2])
     df = pl.DataFrame({"k": [1, None, 3]})

@@ -94,6 +94,8 @@ def test_the_insert_counter_and_key_kind_follow_the_crate():
         (BloomFilter(1000, 0.01, scheme="enhanced-cube"), "scheme"),
         (BloomFilter(1000, 0.01, seed=5), "seed"),
         (BloomFilter(9000, 0.01), "bits"),
+        # The same bits and layout, one probe more per key.
+        (BloomFilter.from_bits(BloomFilter(1000, 0.01).bits, BloomFilter(1000, 0.01).hashes + 1), "hashes"),
     ],
 )
 def test_incompatible_filters_name_the_parameter(other, word):
