@@ -586,11 +586,36 @@ fn split_block_filter_answers_parquet_files_per_type() {
         })
         .collect();
     let n = 2000;
-    let columns: Vec<(ArrayRef, String)> = names
+    let mut columns: Vec<(ArrayRef, String)> = names
         .iter()
         .enumerate()
         .map(|(i, &name)| (case(name, n, 100 + i as u64, 50).0, name.to_string()))
         .collect();
+    // Floats, keys of Parquet's filter only (FLOAT, DOUBLE: their bits),
+    // with nulls, both zeros, an infinity and the largest finite values.
+    let float = |i: usize| match i % 50 {
+        3 => None,
+        7 => Some(0.0),
+        8 => Some(-0.0),
+        9 => Some(f64::INFINITY),
+        _ => Some(i as f64 * 0.37 - 100.0),
+    };
+    columns.push((
+        Arc::new(Float64Array::from_iter(
+            (0..n).map(|i| if i == 11 { Some(f64::MAX) } else { float(i) }),
+        )),
+        "f64".into(),
+    ));
+    columns.push((
+        Arc::new(Float32Array::from_iter((0..n).map(|i| {
+            if i == 11 {
+                Some(f32::MAX)
+            } else {
+                float(i).map(|x| x as f32)
+            }
+        }))),
+        "f32".into(),
+    ));
     let schema = Arc::new(Schema::new(
         columns
             .iter()

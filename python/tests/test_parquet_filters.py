@@ -37,13 +37,14 @@ def table(n=3000):
             "i16": pa.array((ids % 30000 - 15000).astype(np.int16)),
             "u64": pa.array(ids.astype(np.uint64) + np.uint64(2**63)),
             "fixed": pa.array([int(i).to_bytes(6, "little") for i in ids], type=pa.binary(6)),
-            # Filters pyarrow writes for floats, which lesshash does not read.
+            # FLOAT and DOUBLE: their bits (keys of Parquet's filter only).
+            "f32": pa.array(ids.astype(np.float32) + np.float32(0.5)),
             "f64": pa.array(ids.astype(np.float64) / 3),
         }
     )
 
 
-COLUMNS = ["i64", "i32", "u32", "text", "bin", "day", "ts", "opt", "i8", "i16", "u64", "fixed"]
+COLUMNS = ["i64", "i32", "u32", "text", "bin", "day", "ts", "opt", "i8", "i16", "u64", "fixed", "f32", "f64"]
 
 
 @pytest.fixture
@@ -52,7 +53,7 @@ def written(tmp_path):
     path = tmp_path / "t.parquet"
     pq.write_table(
         t, path, row_group_size=1000,
-        bloom_filter_options={c: {"ndv": 1000, "fpp": 0.01} for c in COLUMNS + ["f64"]},
+        bloom_filter_options={c: {"ndv": 1000, "fpp": 0.01} for c in COLUMNS},
     )
     return path, t
 
@@ -139,11 +140,18 @@ def test_the_old_name_is_the_same_class():
     assert "SplitBlockFilter" not in lesshash.__all__  # new code: ParquetFilter
 
 
-def test_a_float_columns_filter_is_refused_by_name(written):
-    """pyarrow writes filters for floats too; lesshash's Arrow key table has
-    no float keys (a float equal to an integer is not the same key), so
-    asking one is an error naming the type, not a silent "absent"."""
+
+def test_floats_are_their_bits(written):
+    """A float column's filter holds each value's bits, as Parquet's
+    writers hash them: 0.0 and -0.0 are two values; lesshash's own filters
+    have no float keys (a float equal to an integer is not the same key)."""
     path, t = written
-    filters = lp.column_filters(path, "f64")
-    with pytest.raises(ValueError, match="unsupported key type Float64"):
-        filters.contains_many(t["f64"].combine_chunks())
+    f = lp.column_filters(path, "f64")
+    third = float(t["f64"][1].as_py())
+    assert f.contains_many(pa.array([third, third + 1e-9])).tolist() == [True, False]
+    zeros = lp.build(pa.array([0.0]), ndv=10, fpp=0.01)
+    assert zeros.contains_many(pa.array([0.0, -0.0])).tolist() == [True, False]
+    from lesshash import BloomFilter
+
+    with pytest.raises(TypeError, match="float keys are not supported"):
+        BloomFilter(10, 0.01).add_many(pa.array([1.5]))

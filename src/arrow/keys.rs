@@ -9,8 +9,8 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{
     ArrowDictionaryKeyType, BinaryViewType, ByteArrayType, ByteViewType, Date32Type, Date64Type,
     DurationMicrosecondType, DurationMillisecondType, DurationNanosecondType, DurationSecondType,
-    GenericBinaryType, GenericStringType, Int8Type, Int16Type, Int32Type, Int64Type,
-    StringViewType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
+    Float32Type, Float64Type, GenericBinaryType, GenericStringType, Int8Type, Int16Type, Int32Type,
+    Int64Type, StringViewType, Time32MillisecondType, Time32SecondType, Time64MicrosecondType,
     Time64NanosecondType, TimestampMicrosecondType, TimestampMillisecondType,
     TimestampNanosecondType, TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
@@ -201,6 +201,21 @@ fn values<'a>(
     hashing: Hashing<'_>,
 ) -> Result<Box<dyn Values + 'a>, Error> {
     use DataType::*;
+    // Floats are keys only in Parquet's encoding (FLOAT, DOUBLE), where a
+    // writer's filter holds their bits; `kind_of` is lesshash's table.
+    match (encoding, array.data_type()) {
+        (Encoding::Parquet, Float32) => {
+            return Ok(Box::new(FloatsParquet(
+                array.as_primitive::<Float32Type>().values(),
+            )));
+        }
+        (Encoding::Parquet, Float64) => {
+            return Ok(Box::new(FloatsParquet(
+                array.as_primitive::<Float64Type>().values(),
+            )));
+        }
+        _ => {}
+    }
     kind_of(array.data_type())?;
     fn ints<'a, T: ArrowPrimitiveType>(
         array: &'a dyn Array,
@@ -343,6 +358,32 @@ impl<T: Widen> Values for Ints64<'_, T> {
 
 /// Integers in Parquet's encoding.
 struct IntsParquet<'a, T>(&'a [T]);
+
+/// Floats in Parquet's encoding: their bits, little-endian.
+struct FloatsParquet<'a, T>(&'a [T]);
+
+impl<T: FloatBits> Values for FloatsParquet<'_, T> {
+    fn with_bytes(&self, i: usize, f: &mut dyn FnMut(&[u8])) {
+        self.0[i].with_le_bytes(f)
+    }
+}
+
+/// A float's little-endian bytes (Parquet's plain FLOAT and DOUBLE).
+trait FloatBits: Copy + Sync {
+    fn with_le_bytes(self, f: &mut dyn FnMut(&[u8]));
+}
+
+impl FloatBits for f32 {
+    fn with_le_bytes(self, f: &mut dyn FnMut(&[u8])) {
+        f(&self.to_le_bytes())
+    }
+}
+
+impl FloatBits for f64 {
+    fn with_le_bytes(self, f: &mut dyn FnMut(&[u8])) {
+        f(&self.to_le_bytes())
+    }
+}
 
 impl<T: Widen> Values for IntsParquet<'_, T> {
     fn with_bytes(&self, i: usize, f: &mut dyn FnMut(&[u8])) {

@@ -64,8 +64,10 @@
 //! so that it answers filters read from Parquet files): 8- to 32-bit
 //! integers, Date32 and Time32 as INT32 (4 bytes), 64-bit ones, Date64,
 //! Time64, Timestamp and Duration as INT64 (8 bytes; a writer coercing
-//! Date64 to INT32 days needs a Date32 array), strings and binary as
-//! their bytes.
+//! Date64 to INT32 days needs a Date32 array), Float32 and Float64 as
+//! FLOAT and DOUBLE (their bits, little-endian: `0.0` and `-0.0` are two
+//! values, as Parquet's writers hash them; lesshash's own encoding has no
+//! float keys), strings and binary as their bytes.
 
 #![forbid(unsafe_code)]
 
