@@ -79,6 +79,35 @@ def test_isin_and_filter_frame(dask_client):
         ld.filter_frame(ddf, "nope", bf)
 
 
+def test_filter_frame_selects_by_position_in_each_partition(dask_client, tmp_path):
+    """Partitions whose index repeats (within and across partitions) and
+    a Parquet dataset with unknown divisions: each partition's rows are
+    chosen by its own mask, by position, the same rows as pandas' selection
+    of the whole frame by contains_many."""
+    members = np.arange(0, 3000, 3, dtype=np.int64)
+    bf = BloomFilter(len(members), 0.01)
+    bf.add_many(members)
+    rng = np.random.default_rng(9)
+    frame = pd.DataFrame(
+        {"id": rng.integers(0, 3000, 6000), "v": np.arange(6000)},
+        index=np.arange(6000) % 7,  # every label many times
+    )
+    want = frame[bf.contains_many(frame["id"])]
+    ddf = dd.from_pandas(frame, npartitions=5, sort=False)
+    got = ld.filter_frame(ddf, "id", bf).compute()
+    assert got.sort_values("v").equals(want.sort_values("v"))
+    (tmp_path / "d").mkdir()
+    flat = frame.reset_index(drop=True)
+    for i in range(4):
+        flat.iloc[i * 1500 : (i + 1) * 1500].to_parquet(tmp_path / "d" / f"part-{i}.parquet")
+    scanned = dd.read_parquet(tmp_path / "d")
+    assert not scanned.known_divisions
+    got = ld.filter_frame(scanned, "id", bf).compute()
+    assert got["v"].sort_values().tolist() == want["v"].sort_values().tolist()
+    got = ld.filter_frame(scanned, "id", bf, invert=True).compute()
+    assert set(got["v"]).isdisjoint(want["v"]) and len(got) == len(frame) - len(want)
+
+
 def _graph(collection) -> dict:
     return dict(collection.__dask_graph__())
 
