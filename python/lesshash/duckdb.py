@@ -137,13 +137,27 @@ def register(
             if native:
                 raise
         else:
+            snapshot = None
             if path is None:
-                path = os.fspath(filter.path) if filter.path is not None else _snapshot(filter)
+                if filter.path is not None:
+                    path = os.fspath(filter.path)
+                else:
+                    path = snapshot = _snapshot(filter)
             key = "key" if upper is None else f"CAST(key AS {upper})"
             con.execute(
                 f"CREATE OR REPLACE TEMP MACRO {_identifier(name)}(key) AS "
                 f"lesshash_contains({_literal(path)}, {key})"
             )
+            # The snapshot this name held before is no longer named: removed
+            # (a query running on it keeps its map until it ends).
+            old = _named_snapshots.pop((id(con), name), None)
+            if snapshot is not None:
+                _named_snapshots[(id(con), name)] = snapshot
+            if old is not None and old != snapshot:
+                try:
+                    os.unlink(old)
+                except OSError:
+                    pass
             return "native"
     if upper is None:
         upper = _DEFAULT_TYPE.get(filter.key_kind)
@@ -270,6 +284,8 @@ def _footer(platform: str, c_api_version: str) -> bytes:
 
 
 _snapshot_dir: Optional[str] = None
+# (connection, name) -> the snapshot file its macro reads.
+_named_snapshots: dict = {}
 
 
 def _snapshot(bf: BloomFilter) -> str:

@@ -168,10 +168,12 @@ fn open_cached(path: &Path) -> Result<Arc<MappedFilter>, Error> {
     }
     // Opened outside the lock: verifying a large file takes a while.
     let filter = Arc::new(MappedFilter::open(path)?);
-    cache
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .insert(path.to_path_buf(), Arc::clone(&filter));
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    // Maps of files since removed or replaced (a re-registered filter's
+    // old snapshot) that no bound query holds are let go, so registering
+    // again and again does not keep every old version mapped.
+    cache.retain(|_, f| Arc::strong_count(f) > 1 || f.is_current());
+    cache.insert(path.to_path_buf(), Arc::clone(&filter));
     Ok(filter)
 }
 

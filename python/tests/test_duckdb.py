@@ -10,6 +10,7 @@ replaced or removed between queries, and the extension file it loads."""
 from __future__ import annotations
 
 import datetime
+import pathlib
 
 import numpy as np
 import pytest
@@ -277,8 +278,12 @@ def test_a_filter_object_is_registered_as_it_was(native):
     lesshash.duckdb.register(native, "f", bf)
     bf.add(2)  # after registering: not seen by the native function
     assert native.execute("SELECT f(1), f(2)").fetchall() == [(True, False)]
+    snapshots = list(pathlib.Path(lesshash.duckdb._snapshot_dir).iterdir())
     lesshash.duckdb.register(native, "f", bf)  # again: now it is
     assert native.execute("SELECT f(1), f(2)").fetchall() == [(True, True)]
+    # The first snapshot, no longer named, is gone; only the new one stays.
+    after = list(pathlib.Path(lesshash.duckdb._snapshot_dir).iterdir())
+    assert len(set(snapshots) - set(after)) == 1 and len(set(after) - set(snapshots)) == 1
 
 
 def test_a_connection_without_unsigned_extensions(tmp_path):
