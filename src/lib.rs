@@ -53,7 +53,8 @@
 //!   `from_bytes`, `write_to`, `read_from`, `write_file`, `read_file`);
 //!   [`FilterView`], a zero-copy view of a serialized filter; and
 //!   `MappedFilter` (feature `mmap`, on by default), a filter file queried
-//!   through a read-only memory map without loading it.
+//!   through a read-only memory map without loading it, and `MappedCache`,
+//!   such files by path for engines that name a file in every query.
 //! * [`AtomicBloomFilter`]: inserts through `&self` from many threads.
 //! * [`CountMinSketch`]: the paper's two-hash Count-Min sketch (Sec. 9) and
 //!   the classic one.
@@ -121,7 +122,7 @@ pub use filter::BloomFilter;
 pub use filter::atomic::AtomicBloomFilter;
 pub use filter::builder::Builder;
 #[cfg(feature = "mmap")]
-pub use filter::mapped::MappedFilter;
+pub use filter::mapped::{MappedCache, MappedFilter};
 pub use filter::prehashed::{LendsView, Prehashed};
 pub use filter::view::{FilterView, VIEW_ALIGN};
 // what a filter is built with (never changing an answer: `Kernel`, `Prefetch`),

@@ -393,6 +393,96 @@ fn threads_share_one_map() {
     });
 }
 
+/// `MappedCache`: a file is mapped once until it is replaced, then mapped
+/// afresh and answered from its new contents; a removed or damaged file is
+/// an error and caches nothing; old versions and the least
+/// recently used files are let go.
+#[test]
+fn a_cache_maps_a_file_once_until_it_is_replaced() {
+    use lesshash::MappedCache;
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let cache = MappedCache::new(2);
+    let one = |k: u64| {
+        let mut f = BloomFilter::with_fpr(100, 0.001).unwrap();
+        f.insert(&k);
+        f
+    };
+    let path = write(dir.path(), "f.lhbf", &one(1));
+    let a = cache.open(&path).unwrap();
+    let b = cache.open(&path).unwrap();
+    assert!(Arc::ptr_eq(&a, &b), "mapped once");
+    assert!(a.contains(&1u64) && !a.contains(&2u64));
+    assert_eq!(cache.len(), 1);
+
+    // Replaced (renamed over: a new inode): mapped afresh, and the old
+    // version let go by the cache (held here only).
+    one(2).write_file(&path).unwrap();
+    let c = cache.open(&path).unwrap();
+    assert!(!Arc::ptr_eq(&a, &c));
+    assert!(c.contains(&2u64) && !c.contains(&1u64));
+    assert!(a.contains(&1u64), "a caller's old version still answers");
+    assert_eq!((cache.len(), Arc::strong_count(&a)), (1, 2));
+    drop((a, b));
+
+    // Removed: `MappedFilter::open`'s error; nothing cached for it.
+    std::fs::remove_file(&path).unwrap();
+    let err = cache.open(&path).unwrap_err().to_string();
+    assert!(err.contains("No such file"), "{err}");
+    // The removed file's map (held by `c`) stays until no caller holds it.
+    assert_eq!(cache.len(), 1);
+    drop(c);
+    let g = write(dir.path(), "g.lhbf", &one(3));
+    let _g = cache.open(&g).unwrap();
+    assert_eq!(cache.len(), 1, "the removed file's map let go: {cache:?}");
+
+    // Damaged: the checksum error, and nothing cached.
+    let bad = dir.path().join("bad.lhbf");
+    let mut bytes = one(4).to_bytes();
+    bytes[100] ^= 1;
+    std::fs::write(&bad, bytes).unwrap();
+    assert!(
+        cache
+            .open(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("checksum")
+    );
+    assert_eq!(cache.len(), 1);
+
+    // At most `capacity` files: the least recently used goes first.
+    let h = write(dir.path(), "h.lhbf", &one(5));
+    let i = write(dir.path(), "i.lhbf", &one(6));
+    let h1 = cache.open(&h).unwrap();
+    cache.open(&g).unwrap(); // g is now the most recently used
+    cache.open(&i).unwrap(); // h goes
+    assert_eq!(cache.len(), 2);
+    assert!(!Arc::ptr_eq(&h1, &cache.open(&h).unwrap()), "h was let go");
+    cache.clear();
+    assert!(cache.is_empty());
+}
+
+/// Threads missing on the same new file at once share one map.
+#[test]
+fn a_cache_opens_a_file_once_for_concurrent_callers() {
+    use lesshash::MappedCache;
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let f = filled(Layout::Blocked, Scheme::default(), 100_000, 100_000, 9);
+    let path = write(dir.path(), "f.lhbf", &f);
+    let cache = MappedCache::new(4);
+    let maps: Vec<Arc<MappedFilter>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| cache.open(&path).unwrap()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(maps.iter().all(|m| Arc::ptr_eq(m, &maps[0])));
+    assert_same_answers(&f, &maps[0], &queries(9, 10_000), "cached");
+}
+
 /// `advise_random` and `will_need` are advice to the kernel only: after
 /// either (and both), every query path answers as before.
 #[test]

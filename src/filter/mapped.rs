@@ -30,6 +30,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use memmap2::Mmap;
 
@@ -400,6 +401,129 @@ fn check_regular(path: &Path, meta: &std::fs::Metadata) -> Result<(), Error> {
             path.display()
         ),
     })
+}
+
+/// Mapped filter files by path, each reused while it is the file's current
+/// version ([`MappedFilter::is_current`]: one `stat` per use).
+///
+/// For a query engine that names a filter file in every query or batch (a
+/// SQL function, a dataframe expression): a large file is mapped and its
+/// checksum verified once per version, not once per call, yet a file
+/// replaced between queries is opened again, never answered from its old
+/// version. Shared between threads (`&self` methods); opening is serialized,
+/// so callers that miss on the same new file at once verify it once.
+///
+/// The cache holds at most `capacity` files, the least recently used going
+/// first. A file's old version is let go when it is opened again, and
+/// versions since replaced or removed are let go on the next open unless a
+/// caller still holds them: a loop that writes a new file and queries it
+/// keeps neither every old version mapped nor their files' space in use.
+///
+/// ```
+/// # fn main() -> Result<(), lesshash::Error> {
+/// # let dir = std::env::temp_dir().join(format!("lesshash-doc-cache-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// # let path = dir.join("users.lhbf");
+/// # let mut f = lesshash::BloomFilter::with_fpr(1_000, 0.01)?;
+/// # f.insert(&7u64);
+/// # f.write_file(&path)?;
+/// use lesshash::MappedCache;
+///
+/// static FILTERS: MappedCache = MappedCache::new(16);
+///
+/// let a = FILTERS.open(&path)?; // mapped and verified
+/// let b = FILTERS.open(&path)?; // the same map: one `stat`
+/// assert!(std::sync::Arc::ptr_eq(&a, &b) && a.contains(&7u64));
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok(())
+/// # }
+/// ```
+pub struct MappedCache {
+    capacity: usize,
+    /// Least recently used first.
+    entries: Mutex<Vec<(PathBuf, Arc<MappedFilter>)>>,
+    /// Held while a file is opened, so that concurrent misses open it once.
+    opening: Mutex<()>,
+}
+
+impl MappedCache {
+    /// An empty cache of at most `capacity` files (at least one).
+    pub const fn new(capacity: usize) -> Self {
+        MappedCache {
+            capacity: if capacity == 0 { 1 } else { capacity },
+            entries: Mutex::new(Vec::new()),
+            opening: Mutex::new(()),
+        }
+    }
+
+    /// The filter file at `path`: the cached map if it is the file's current
+    /// version, else the file opened with [`MappedFilter::open`] (checksum
+    /// verified) and cached.
+    ///
+    /// # Errors
+    /// As [`MappedFilter::open`]; nothing is cached then.
+    pub fn open(&self, path: impl AsRef<Path>) -> Result<Arc<MappedFilter>, Error> {
+        let path = path.as_ref();
+        if let Some(hit) = self.find(path) {
+            return Ok(hit);
+        }
+        let _opening = lock(&self.opening);
+        if let Some(hit) = self.find(path) {
+            return Ok(hit);
+        }
+        // Verified outside the entries' lock: hits on other files go on.
+        let filter = Arc::new(MappedFilter::open(path)?);
+        let mut entries = lock(&self.entries);
+        entries.retain(|(p, f)| p != path && (Arc::strong_count(f) > 1 || f.is_current()));
+        if entries.len() >= self.capacity {
+            entries.remove(0);
+        }
+        entries.push((path.to_path_buf(), Arc::clone(&filter)));
+        Ok(filter)
+    }
+
+    fn find(&self, path: &Path) -> Option<Arc<MappedFilter>> {
+        let mut entries = lock(&self.entries);
+        let i = entries
+            .iter()
+            .position(|(p, f)| p == path && f.is_current())?;
+        let entry = entries.remove(i);
+        let filter = Arc::clone(&entry.1);
+        entries.push(entry);
+        Some(filter)
+    }
+
+    /// How many files the cache holds.
+    pub fn len(&self) -> usize {
+        lock(&self.entries).len()
+    }
+
+    /// Whether the cache holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Lets go of every cached file (callers keep the ones they hold).
+    pub fn clear(&self) {
+        lock(&self.entries).clear();
+    }
+}
+
+impl std::fmt::Debug for MappedCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let entries = lock(&self.entries);
+        f.debug_struct("MappedCache")
+            .field("capacity", &self.capacity)
+            .field("paths", &entries.iter().map(|(p, _)| p).collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// A lock a panicking holder left poisoned is still sound to use: the cache
+/// holds nothing a half-done update could break (an entry is checked with
+/// `is_current` before every use).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]
