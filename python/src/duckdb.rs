@@ -19,7 +19,7 @@
 //! every other interface encodes that type (integers widened to 64 bits,
 //! text as its UTF-8 bytes). `path` must be a constant: it is read when
 //! the query is bound, where the file is opened (mapped, its checksum
-//! verified once per file version: [`open_cached`]) and its key kind
+//! verified once per file version: [`FILES`]) and its key kind
 //! checked against T, so a wrong path, a corrupt file or a text filter
 //! asked integers fails before a row is read. A NULL key answers NULL.
 //!
@@ -29,13 +29,11 @@
 // FFI with DuckDB's C API: each block says why its pointers are valid.
 #![allow(unsafe_code)]
 
-use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
-use lesshash::{Error, KeyKind, MappedFilter};
+use lesshash::{KeyKind, MappedCache, MappedFilter};
 use libduckdb_sys as ffi;
 
 /// The DuckDB C extension API version requested at load and written in the
@@ -154,28 +152,12 @@ struct Bound {
     key_type: KeyType,
 }
 
-/// Filters by path, each kept while its file is the one mapped
-/// ([`MappedFilter::is_current`]: one `stat` per query), so a query does
-/// not re-read and re-verify a large file that has not changed, and a file
-/// replaced between queries is opened again. One entry per path.
-fn open_cached(path: &Path) -> Result<Arc<MappedFilter>, Error> {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<MappedFilter>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(path)
-        && hit.is_current()
-    {
-        return Ok(Arc::clone(hit));
-    }
-    // Opened outside the lock: verifying a large file takes a while.
-    let filter = Arc::new(MappedFilter::open(path)?);
-    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-    // Maps of files since removed or replaced (a re-registered filter's
-    // old snapshot) that no bound query holds are let go, so registering
-    // again and again does not keep every old version mapped.
-    cache.retain(|_, f| Arc::strong_count(f) > 1 || f.is_current());
-    cache.insert(path.to_path_buf(), Arc::clone(&filter));
-    Ok(filter)
-}
+/// The filter files queries name: each mapped and verified once per
+/// version of the file, then one `stat` per bind, so a file replaced
+/// between queries is opened again; versions since replaced or removed (a
+/// re-registered filter's old snapshot) are let go once no bound query
+/// holds them.
+static FILES: MappedCache = MappedCache::new(64);
 
 /// The bind-time error for a key kind the filter was not built from, in
 /// SQL's terms (the datafusion crate's words).
@@ -235,7 +217,9 @@ unsafe fn bind(info: ffi::duckdb_bind_info) -> Result<Bound, String> {
         ffi::duckdb_destroy_expression(&mut expr);
         ffi::duckdb_destroy_client_context(&mut context);
         let path = path?;
-        let filter = open_cached(Path::new(&path)).map_err(|e| format!("{NAME}: {path}: {e}"))?;
+        let filter = FILES
+            .open(&path)
+            .map_err(|e| format!("{NAME}: {path}: {e}"))?;
         if !filter.key_kind().accepts(key_type.kind()) {
             return Err(kind_error(&path, filter.key_kind(), key_type));
         }

@@ -197,6 +197,41 @@ def test_missing_and_corrupt_files_fail_with_one_clear_error(tmp_path):
         df.select(pl.col("k").lesshash.contains(bad))
 
 
+def test_keyword_arguments_the_helper_never_writes_are_refused_by_name(tmp_path):
+    """The plugin called without `contains_expr` (Polars' own
+    `register_plugin_function`): each malformed set of keyword arguments
+    fails naming what is wrong, never a panic or a guess."""
+    from polars.plugins import register_plugin_function
+
+    from lesshash_polars import LIBRARY
+
+    path = tmp_path / "f.lhbf"
+    _filter([1]).save(path)
+    df = pl.DataFrame({"k": [1, 2]})
+
+    def call(kwargs):
+        return df.select(
+            register_plugin_function(
+                plugin_path=LIBRARY, function_name="contains", args=pl.col("k"),
+                kwargs=kwargs, is_elementwise=True,
+            )
+        )
+
+    cases = [
+        ({}, "expected a filter file's `path` \\(str\\) or a filter's bytes"),
+        ({"path": str(path), "filter": _filter([1]).to_bytes()}, "expected a filter file's `path`"),
+        ({"path": 7}, "expected a filter file's `path`"),
+        ({"path": str(path), "nulls": "skip"}, 'nulls must be "null" or "false", got'),
+        ({"filter": b"not a filter"}, "the filter's bytes are not a lesshash filter"),
+    ]
+    for kwargs, message in cases:
+        with pytest.raises(pl.exceptions.PolarsError, match=message):
+            call(kwargs)
+    # The same call with good arguments answers (the cases fail for their
+    # arguments alone).
+    assert call({"path": str(path)})["k"].to_list()[0] is True
+
+
 def test_wrong_types_are_refused_by_name():
     f = _filter([1])
     with pytest.raises(pl.exceptions.ComputeError, match="column `x` of type f64 cannot be keys"):
