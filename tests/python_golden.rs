@@ -25,6 +25,11 @@ const U64_MEMBERS: [u64; 7] = [
     u64::MAX - 123_657,
 ];
 
+/// Every key and probe natively; every STEP-th under Miri (CI's big-endian
+/// and 32-bit runs: a byte-order fault changes nearly every answer, and all
+/// of them took Miri about two minutes a target).
+const STEP: usize = if cfg!(miri) { 7 } else { 1 };
+
 #[test]
 fn python_written_filters_answer_identically() {
     for layout in Layout::ALL {
@@ -34,7 +39,7 @@ fn python_written_filters_answer_identically() {
         assert_eq!(f.layout(), layout);
         assert_eq!(f.seed(), 2026);
         // The members, as Python added them (an int64 array, then ints).
-        for i in 0..300i64 {
+        for i in (0..300i64).step_by(STEP) {
             assert!(f.contains(&(i * 7919 - 500_000)), "{name}: member {i}");
         }
         assert!(f.contains(&i64::MIN) && f.contains(&-1i64) && f.contains(&i64::MAX));
@@ -54,15 +59,21 @@ fn python_written_filters_answer_identically() {
         // The probes' answers, as Python recorded them: i64 around 0, two
         // bounds, and u64 above 2**63 (twins probed nowhere else).
         let answers = std::fs::read_to_string(data(&format!("{name}.answers"))).unwrap();
-        let probes_i64 = (-1000i64..1000).map(|k| f.contains(&k));
-        let probes_u64 = (0..500u64).map(|i| f.contains(&((1u64 << 63) + 7 * i)));
-        let ours: String = probes_i64
-            .chain([f.contains(&(u64::MAX - 1)), f.contains(&(i64::MIN + 1))])
-            .chain(probes_u64)
-            .map(|b| if b { '1' } else { '0' })
+        let answers = answers.trim().as_bytes();
+        assert_eq!(answers.len(), 2502, "{name}");
+        let probe = |i: usize| match i {
+            0..2000 => f.contains(&(i as i64 - 1000)),
+            2000 => f.contains(&(u64::MAX - 1)),
+            2001 => f.contains(&(i64::MIN + 1)),
+            _ => f.contains(&((1u64 << 63) + 7 * (i as u64 - 2002))),
+        };
+        let ours: Vec<u8> = (0..answers.len())
+            .step_by(STEP)
+            .map(|i| if probe(i) { b'1' } else { b'0' })
             .collect();
-        assert_eq!(ours, answers.trim(), "{name}");
+        let recorded: Vec<u8> = answers.iter().step_by(STEP).copied().collect();
+        assert_eq!(ours, recorded, "{name}");
         // Some probes answer no: the comparison is not vacuous.
-        assert!(ours.contains('0') && ours.contains('1'), "{name}");
+        assert!(ours.contains(&b'0') && ours.contains(&b'1'), "{name}");
     }
 }

@@ -39,9 +39,26 @@ fn spark_golden_files_read_answer_and_rebuild_identically() {
             .unwrap();
     let cases = cases["cases"].as_array().unwrap();
     assert!(cases.len() >= 18);
+    let mut checked = 0;
     for case in cases {
         let name = case["name"].as_str().unwrap();
         let kind = case["kind"].as_str().unwrap();
+        // Under Miri (CI's big-endian and 32-bit runs, whose point is byte
+        // order, not coverage of Spark's parameters): both versions and
+        // all four key kinds, seeds 0 and others, every probe of those.
+        // All 18 cases took Miri about seven minutes.
+        if cfg!(miri)
+            && ![
+                "v1_seed0_long",
+                "v1_seed0_binary",
+                "v2_seed12345_int",
+                "v2_seedm7_string",
+            ]
+            .contains(&name)
+        {
+            continue;
+        }
+        checked += 1;
         let bytes = std::fs::read(format!("{DATA}/{name}.bin")).unwrap();
         let spark = SparkBloomFilter::from_spark_bytes(&bytes).unwrap();
         assert_eq!(spark.num_bits(), case["bits"].as_u64().unwrap(), "{name}");
@@ -89,6 +106,7 @@ fn spark_golden_files_read_answer_and_rebuild_identically() {
             "{name}: rebuilt from its keys"
         );
     }
+    assert_eq!(checked, if cfg!(miri) { 4 } else { cases.len() });
 }
 
 /// Spark's sizing for `df.stat.bloomFilter(col, n, fpp)`: the golden
