@@ -121,6 +121,12 @@ fn parse(kwargs: &[u8]) -> PolarsResult<Request> {
             "lesshash.contains: {what} (make the expression with lesshash.polars: \
              pl.col(...).lesshash.contains(filter))")
     };
+    // Polars passes no bytes at all for an empty `kwargs`.
+    if kwargs.is_empty() {
+        return Err(bad(
+            "no keyword arguments: expected a filter file's `path` (str) or a filter's bytes",
+        ));
+    }
     let value = serde_pickle::value_from_slice(kwargs, DeOptions::new())
         .map_err(|e| bad(&format!("cannot read the keyword arguments: {e}")))?;
     let Value::Dict(map) = value else {

@@ -218,7 +218,8 @@ def test_keyword_arguments_the_helper_never_writes_are_refused_by_name(tmp_path)
         )
 
     cases = [
-        ({}, "expected a filter file's `path` \\(str\\) or a filter's bytes"),
+        ({}, "no keyword arguments: expected a filter file's `path` \\(str\\) or a filter's bytes"),
+        ({"nulls": "null"}, "expected a filter file's `path` \\(str\\) or a filter's bytes"),
         ({"path": str(path), "filter": _filter([1]).to_bytes()}, "expected a filter file's `path`"),
         ({"path": 7}, "expected a filter file's `path`"),
         ({"path": str(path), "nulls": "skip"}, 'nulls must be "null" or "false", got'),
