@@ -83,8 +83,8 @@ static PARSING: Mutex<()> = Mutex::new(());
 static FILES: MappedCache = MappedCache::new(ENTRIES);
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while a lock was held leaves at worst a stale entry, which is
-    // checked before use: carry on.
+    // A panic while a lock was held leaves the list whole (entries are
+    // pushed and removed whole, and never change): carry on.
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
