@@ -186,9 +186,11 @@ impl Geometry {
     /// and restore six registers.)
     #[inline(always)]
     pub(crate) fn contains<W: Words + ?Sized, K: Key + ?Sized>(&self, words: &W, key: &K) -> bool {
-        if let Some(plain) = words.as_plain()
-            && let Some(found) = self.key_route.contains(plain, key)
-        {
+        let routed = match words.as_plain() {
+            Some(plain) => self.key_route.contains(plain, key),
+            None => self.key_route.contains_loaded(words, key),
+        };
+        if let Some(found) = routed {
             return found;
         }
         match &self.addressing {
@@ -217,10 +219,16 @@ impl Geometry {
     /// Sets the bits of `key` in `words` (inlined as
     /// [`contains`](Self::contains) is).
     #[inline(always)]
-    pub(crate) fn insert<W: WordsMut + ?Sized, K: Key + ?Sized>(&self, words: &mut W, key: &K) {
-        if let Some(plain) = words.plain()
-            && self.key_route.insert(plain, key)
-        {
+    pub(crate) fn insert<W: Words + WordsMut + ?Sized, K: Key + ?Sized>(
+        &self,
+        words: &mut W,
+        key: &K,
+    ) {
+        let routed = match words.plain() {
+            Some(plain) => self.key_route.insert(plain, key),
+            None => self.key_route.insert_loaded(words, key),
+        };
+        if routed {
             return;
         }
         match &self.addressing {

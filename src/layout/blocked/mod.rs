@@ -128,17 +128,14 @@ impl Blocks {
     }
 
     /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
-    /// by the vector line test where there is one and the block is tested
-    /// in place, else branch-free scalar code. A block that would be copied
-    /// first (atomic words, loaded one by one) takes the scalar test: its k
-    /// loads cost less than eight loads, eight stores and the vector loads
-    /// that wait on them (docs/bench-notes/2026-11-28.md, "The atomic
-    /// filter's one-key calls").
+    /// by the vector line test where there is one, else branch-free scalar
+    /// code. A block read word by word (atomic words) goes to the vector
+    /// test in registers, never through a stack copy, whose vector loads
+    /// would wait on eight stores (docs/bench-notes/2026-11-28.md, "The
+    /// atomic filter's one-key calls"; the registers: 2026-11-29).
     #[inline(always)]
     pub(crate) fn test_line<L: Line>(&self, line: L, h2: u64) -> bool {
-        if L::IN_PLACE
-            && let Some(found) = self.vector.block_test(&line, h2, self.consts)
-        {
+        if let Some(found) = self.vector.block_test(&line, h2, &self.consts) {
             return found;
         }
         self.test_line_scalar(line, h2)

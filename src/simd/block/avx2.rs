@@ -17,15 +17,40 @@
 use core::arch::x86_64::{
     __m256i, _mm_cvtsi32_si128, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256,
     _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_mullo_epi32,
-    _mm256_or_si256, _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_epi64x,
-    _mm256_setr_epi32, _mm256_setzero_si256, _mm256_slli_epi32, _mm256_sllv_epi32,
-    _mm256_srl_epi32, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_testc_si256,
-    _mm256_testz_si256,
+    _mm256_or_si256, _mm256_permutevar8x32_epi32, _mm256_set_epi64x, _mm256_set1_epi32,
+    _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_slli_epi32,
+    _mm256_sllv_epi32, _mm256_srl_epi32, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32,
+    _mm256_testc_si256, _mm256_testz_si256,
 };
 
 use crate::layout::blocked::addressing::InBlockConstants;
 use crate::simd::cpu::Avx2;
+use crate::util::bits::Line;
 use crate::util::salts::SALTS;
+
+/// A block in registers: its two 256-bit halves.
+type Block = [__m256i; 2];
+
+/// A block read word by word (`Line::get`: relaxed atomic loads), put
+/// together in registers: `vmovq` and `vpinsrq` per pair of words, where a
+/// copy through the stack would make the vector loads wait on eight
+/// scalar stores (no store forwarding across them).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_block<L: Line>(line: &L) -> Block {
+    let w = |i| line.get(i) as i64;
+    [
+        _mm256_set_epi64x(w(3), w(2), w(1), w(0)),
+        _mm256_set_epi64x(w(7), w(6), w(5), w(4)),
+    ]
+}
+
+/// Whether every bit of `mask` is set in `line`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn covers([lo, hi]: Block, [lo_mask, hi_mask]: Block) -> bool {
+    _mm256_testc_si256(lo, lo_mask) & _mm256_testc_si256(hi, hi_mask) == 1
+}
 
 /// The AVX2 block line test, holding the token that proves the CPU has AVX2
 /// (so calling the `target_feature` functions below is sound).
@@ -131,8 +156,8 @@ fn or_probe(mask: &mut [__m256i; 2], p: __m256i, j: u32) {
 /// (docs/bench-notes/2026-11-27.md, "Blocked chunk loops for k <= 8").
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
-    let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
+fn block_test8<const SPLIT: bool>(line: Block, h2: u64, consts: &InBlockConstants) -> bool {
+    let [lo_words, hi_words] = line;
     let p = group_positions::<SPLIT>(_mm256_set1_epi64x(h2 as i64), 0, consts);
     let w = group_words(p, lo_words, hi_words);
     let bit0 = _mm256_srlv_epi32(w, _mm256_and_si256(p, _mm256_set1_epi32(31)));
@@ -145,13 +170,13 @@ fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockCons
 /// masked off.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
+fn block_test<const SPLIT: bool>(line: Block, h2: u64, consts: &InBlockConstants) -> bool {
     if consts.k <= 8 {
         return block_test8::<SPLIT>(line, h2, consts);
     }
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
-    let [lo_words, hi_words]: [__m256i; 2] = bytemuck::cast(*line);
+    let [lo_words, hi_words] = line;
     let x = _mm256_set1_epi64x(h2 as i64);
     // Groups of eight probes; only the last has lanes past k, masked off.
     let last = consts.k.div_ceil(8) - 1;

@@ -25,19 +25,41 @@
 use core::arch::x86_64::{
     __m256i, __m512i, __mmask16, _mm_cvtsi32_si128, _mm256_add_epi32, _mm256_mullo_epi32,
     _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_srl_epi32, _mm256_srli_epi32,
-    _mm512_add_epi32, _mm512_and_si512, _mm512_castsi256_si512, _mm512_mask_testn_epi32_mask,
-    _mm512_maskz_permutexvar_epi32, _mm512_mullo_epi32, _mm512_or_si512, _mm512_permutexvar_epi32,
-    _mm512_set1_epi32, _mm512_set1_epi64, _mm512_setr_epi32, _mm512_setr_epi64,
-    _mm512_setzero_si512, _mm512_sllv_epi32, _mm512_sllv_epi64, _mm512_srl_epi32,
-    _mm512_srli_epi32, _mm512_sub_epi64,
+    _mm512_add_epi32, _mm512_and_si512, _mm512_andnot_si512, _mm512_castsi256_si512,
+    _mm512_mask_testn_epi32_mask, _mm512_maskz_permutexvar_epi32, _mm512_mullo_epi32,
+    _mm512_or_si512, _mm512_permutexvar_epi32, _mm512_set_epi64, _mm512_set1_epi32,
+    _mm512_set1_epi64, _mm512_setr_epi32, _mm512_setr_epi64, _mm512_setzero_si512,
+    _mm512_sllv_epi32, _mm512_sllv_epi64, _mm512_srl_epi32, _mm512_srli_epi32, _mm512_sub_epi64,
+    _mm512_test_epi64_mask,
 };
 
 use crate::layout::blocked::addressing::InBlockConstants;
 use crate::simd::cpu::Avx512;
+use crate::util::bits::Line;
 use crate::util::salts::SALTS;
 
 /// Probes per vector: 32-bit lanes of a 512-bit register.
 const LANES: u32 = 16;
+
+/// A block in a register.
+type Block = __m512i;
+
+/// A block read word by word (`Line::get`: relaxed atomic loads), put
+/// together in a register (as AVX2's `load_block`).
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn load_block<L: Line>(line: &L) -> Block {
+    let w = |i| line.get(i) as i64;
+    _mm512_set_epi64(w(7), w(6), w(5), w(4), w(3), w(2), w(1), w(0))
+}
+
+/// Whether every bit of `mask` is set in `line`.
+#[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline]
+fn covers(line: Block, mask: Block) -> bool {
+    let missing = _mm512_andnot_si512(line, mask);
+    _mm512_test_epi64_mask(missing, missing) == 0
+}
 
 /// The AVX-512 block line test, holding the token that proves the CPU has
 /// AVX-512 F, DQ, BW and VL (so calling the `target_feature` functions
@@ -120,10 +142,9 @@ fn group_positions8<const SPLIT: bool>(x: __m256i, consts: &InBlockConstants) ->
 /// for free to index the whole line.
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
-fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
+fn block_test8<const SPLIT: bool>(words: Block, h2: u64, consts: &InBlockConstants) -> bool {
     // The block as 16 little-endian u32 words: bit p is bit p & 31 of word
     // p >> 5, whichever word size it was set with.
-    let words: __m512i = bytemuck::cast(*line);
     let x = _mm256_set1_epi64x(h2 as i64);
     let p = _mm512_castsi256_si512(group_positions8::<SPLIT>(x, consts));
     let w = _mm512_permutexvar_epi32(_mm512_srli_epi32::<5>(p), words);
@@ -139,11 +160,10 @@ fn block_test8<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockCons
 /// `vpermd`, and `vptestnmd` marks the probes whose bit is clear.
 #[target_feature(enable = "avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline]
-fn block_test<const SPLIT: bool>(line: &[u64; 8], h2: u64, consts: &InBlockConstants) -> bool {
+fn block_test<const SPLIT: bool>(words: Block, h2: u64, consts: &InBlockConstants) -> bool {
     if consts.k <= 8 {
-        return block_test8::<SPLIT>(line, h2, consts);
+        return block_test8::<SPLIT>(words, h2, consts);
     }
-    let words: __m512i = bytemuck::cast(*line);
     let x = _mm512_set1_epi64(h2 as i64);
     let one = _mm512_set1_epi32(1);
     let low5 = _mm512_set1_epi32(31);

@@ -49,9 +49,29 @@ macro_rules! intrinsics_line_test {
                 // references only and index with checks.
                 unsafe {
                     if consts.step == 0 {
-                        block_test::<false>(line, h2, &consts)
+                        block_test::<false>(bytemuck::cast(*line), h2, &consts)
                     } else {
-                        block_test::<true>(line, h2, &consts)
+                        block_test::<true>(bytemuck::cast(*line), h2, &consts)
+                    }
+                }
+            }
+
+            /// [`block_test`](Self::block_test) of a block read word by
+            /// word ([`Line::get`](crate::util::bits::Line::get): atomic
+            /// words), the words put together in registers.
+            #[inline]
+            pub(crate) fn block_test_loaded<L: $crate::util::bits::Line>(
+                self,
+                line: &L,
+                h2: u64,
+                consts: &$crate::layout::blocked::addressing::InBlockConstants,
+            ) -> bool {
+                // SAFETY: as in `block_test`.
+                unsafe {
+                    if consts.step == 0 {
+                        block_test_loaded::<L, false>(line, h2, consts)
+                    } else {
+                        block_test_loaded::<L, true>(line, h2, consts)
                     }
                 }
             }
@@ -96,6 +116,24 @@ macro_rules! intrinsics_line_test {
                 unsafe { contains_key::<K, SPLIT, SMALL>(lines, key, route) }
             }
 
+            /// [`contains_key`](Self::contains_key) for a filter whose
+            /// blocks are read word by word (`W::line`, then `Line::get`:
+            /// atomic words), each block put together in registers.
+            #[inline]
+            pub(crate) fn contains_key_loaded<W, K, const SPLIT: bool, const SMALL: bool>(
+                self,
+                words: &W,
+                key: &K,
+                route: &$crate::simd::block::KeyRoute,
+            ) -> bool
+            where
+                W: $crate::util::bits::Words + ?Sized,
+                K: $crate::Key + ?Sized,
+            {
+                // SAFETY: as in `block_test`.
+                unsafe { contains_key_loaded::<W, K, SPLIT, SMALL>(words, key, route) }
+            }
+
             /// Sets the bits of `key` in a blocked-layout filter (its
             /// blocks `lines`, plain words): [`contains_key`]'s insert.
             #[inline]
@@ -109,6 +147,26 @@ macro_rules! intrinsics_line_test {
             {
                 // SAFETY: as in `block_test`.
                 unsafe { insert_key::<K, SPLIT>(lines, key, route) }
+            }
+
+            /// [`insert_key`](Self::insert_key) into words that are not
+            /// plain (atomic words): the key's mask built in registers and
+            /// tested against the block read word by word; where bits are
+            /// missing, ORed by `W::or_line` (atomic words: a locked OR per
+            /// word that lacks some). A key whose bits are all set (a
+            /// repeat, or bits set by other keys) writes nothing.
+            #[inline]
+            pub(crate) fn insert_key_loaded<W, K, const SPLIT: bool>(
+                self,
+                words: &mut W,
+                key: &K,
+                route: &$crate::simd::block::KeyRoute,
+            ) where
+                W: $crate::util::bits::Words + $crate::util::bits::WordsMut + ?Sized,
+                K: $crate::Key + ?Sized,
+            {
+                // SAFETY: as in `block_test`.
+                unsafe { insert_key_loaded::<W, K, SPLIT>(words, key, route) }
             }
 
             /// Sets the bits of the key with this hash (the fused insert).
@@ -175,6 +233,20 @@ macro_rules! intrinsics_line_test {
         }
 
         #[target_feature(enable = $features)]
+        fn block_test_loaded<L: $crate::util::bits::Line, const SPLIT: bool>(
+            line: &L,
+            h2: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) -> bool {
+            let line = load_block(line);
+            if consts.k <= 8 {
+                block_test8::<SPLIT>(line, h2, consts)
+            } else {
+                block_test::<SPLIT>(line, h2, consts)
+            }
+        }
+
+        #[target_feature(enable = $features)]
         fn block_test_chunk<const SPLIT: bool>(
             words: &[u64],
             blocks: &[usize],
@@ -190,11 +262,19 @@ macro_rules! intrinsics_line_test {
             // k <= 8").
             if consts.k <= 8 {
                 for ((&b, &h), o) in keys {
-                    *o = block_test8::<SPLIT>(&lines[b], $crate::hash::split(h).1, consts);
+                    *o = block_test8::<SPLIT>(
+                        bytemuck::cast(lines[b]),
+                        $crate::hash::split(h).1,
+                        consts,
+                    );
                 }
             } else {
                 for ((&b, &h), o) in keys {
-                    *o = block_test::<SPLIT>(&lines[b], $crate::hash::split(h).1, consts);
+                    *o = block_test::<SPLIT>(
+                        bytemuck::cast(lines[b]),
+                        $crate::hash::split(h).1,
+                        consts,
+                    );
                 }
             }
         }
@@ -270,7 +350,7 @@ macro_rules! intrinsics_line_test {
         ) -> bool {
             let (h1, h2) = $crate::hash::split(hash);
             let b = $crate::layout::blocked::addressing::block_index(h1, blocks) as usize;
-            block_test::<SPLIT>(&words.as_chunks::<8>().0[b], h2, consts)
+            block_test::<SPLIT>(bytemuck::cast(words.as_chunks::<8>().0[b]), h2, consts)
         }
 
         #[target_feature(enable = $features)]
@@ -286,7 +366,29 @@ macro_rules! intrinsics_line_test {
             let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &route.secrets));
             let (h1, h2) = $crate::hash::split(hash);
             let b = $crate::layout::blocked::addressing::block_index(h1, route.blocks) as usize;
-            let line = &lines[b];
+            let line = bytemuck::cast(lines[b]);
+            if SMALL {
+                block_test8::<SPLIT>(line, h2, consts)
+            } else {
+                block_test::<SPLIT>(line, h2, consts)
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        fn contains_key_loaded<W, K, const SPLIT: bool, const SMALL: bool>(
+            words: &W,
+            key: &K,
+            route: &$crate::simd::block::KeyRoute,
+        ) -> bool
+        where
+            W: $crate::util::bits::Words + ?Sized,
+            K: $crate::Key + ?Sized,
+        {
+            let consts = &route.consts;
+            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &route.secrets));
+            let (h1, h2) = $crate::hash::split(hash);
+            let b = $crate::layout::blocked::addressing::block_index(h1, route.blocks) as usize;
+            let line = load_block(&words.line(b));
             if SMALL {
                 block_test8::<SPLIT>(line, h2, consts)
             } else {
@@ -319,6 +421,35 @@ macro_rules! intrinsics_line_test {
                 7 => or_mask8::<SPLIT, 7>(line, h2, consts),
                 8 => or_mask8::<SPLIT, 8>(line, h2, consts),
                 _ => or_mask::<SPLIT>(line, h2, consts),
+            }
+        }
+
+        #[target_feature(enable = $features)]
+        fn insert_key_loaded<W, K, const SPLIT: bool>(
+            words: &mut W,
+            key: &K,
+            route: &$crate::simd::block::KeyRoute,
+        ) where
+            W: $crate::util::bits::Words + $crate::util::bits::WordsMut + ?Sized,
+            K: $crate::Key + ?Sized,
+        {
+            let consts = &route.consts;
+            let hash = key.with_bytes(|bytes| $crate::hash::short::hash_one(bytes, &route.secrets));
+            let (h1, h2) = $crate::hash::split(hash);
+            let b = $crate::layout::blocked::addressing::block_index(h1, route.blocks) as usize;
+            let mask = match consts.k {
+                1 => block_mask8::<SPLIT, 1>(h2, consts),
+                2 => block_mask8::<SPLIT, 2>(h2, consts),
+                3 => block_mask8::<SPLIT, 3>(h2, consts),
+                4 => block_mask8::<SPLIT, 4>(h2, consts),
+                5 => block_mask8::<SPLIT, 5>(h2, consts),
+                6 => block_mask8::<SPLIT, 6>(h2, consts),
+                7 => block_mask8::<SPLIT, 7>(h2, consts),
+                8 => block_mask8::<SPLIT, 8>(h2, consts),
+                _ => block_mask::<SPLIT>(h2, consts),
+            };
+            if !covers(load_block(&words.line(b)), mask) {
+                words.or_line(b, bytemuck::cast(mask));
             }
         }
 
@@ -411,24 +542,35 @@ impl VectorBackend {
 
     /// The blocked-layout test of a key's h2 in `line` by the vector
     /// probe, or `None` when there is none (the caller runs the scalar
-    /// one).
+    /// one). A block in place is loaded as vectors; one read word by word
+    /// (`!L::IN_PLACE`: atomic words) is put together in registers by the
+    /// intrinsics backends, and left to the scalar probe by `wide`, which
+    /// would copy it through the stack (see `crate::util::bits::Line`).
     #[inline(always)]
-    pub(crate) fn block_test(
+    pub(crate) fn block_test<L: crate::util::bits::Line>(
         &self,
-        line: &impl crate::util::bits::Line,
+        line: &L,
         h2: u64,
-        consts: InBlockConstants,
+        consts: &InBlockConstants,
     ) -> Option<bool> {
         #[cfg(target_arch = "x86_64")]
         if let Some(avx2) = self.avx2 {
-            return Some(line.with_words(|words| avx2.block_test(words, h2, consts)));
+            return Some(if L::IN_PLACE {
+                line.with_words(|words| avx2.block_test(words, h2, *consts))
+            } else {
+                avx2.block_test_loaded(line, h2, consts)
+            });
         }
         #[cfg(target_arch = "x86_64")]
         if let Some(avx512) = self.avx512 {
-            return Some(line.with_words(|words| avx512.block_test(words, h2, consts)));
+            return Some(if L::IN_PLACE {
+                line.with_words(|words| avx512.block_test(words, h2, *consts))
+            } else {
+                avx512.block_test_loaded(line, h2, consts)
+            });
         }
-        self.wide
-            .then(|| line.with_words(|words| wide::block_test(words, h2, &consts)))
+        (self.wide && L::IN_PLACE)
+            .then(|| line.with_words(|words| wide::block_test(words, h2, consts)))
     }
 
     /// Whether the key with this hash is possibly in a blocked-layout
@@ -694,6 +836,57 @@ impl KeyRoute {
         }
     }
 
+    /// [`contains`](Self::contains) for words that are not plain (atomic
+    /// words: read one by one, each block put together in registers);
+    /// `None` where the layout's probe answers. The default route first,
+    /// as there.
+    #[inline(always)]
+    pub(crate) fn contains_loaded<W, K>(&self, words: &W, key: &K) -> Option<bool>
+    where
+        W: crate::util::bits::Words + ?Sized,
+        K: crate::Key + ?Sized,
+    {
+        #[cfg(target_arch = "x86_64")]
+        if let Route::Avx2Blocked8(p) = self.route {
+            return Some(p.contains_key_loaded::<W, K, false, true>(words, key, self));
+        }
+        if let Route::Layout = self.route {
+            return None;
+        }
+        Some(self.contains_loaded_by_route(words, key))
+    }
+
+    /// [`contains_loaded`](Self::contains_loaded) by a vector route (cold
+    /// for the reason [`contains_by_route`](Self::contains_by_route) is).
+    #[cold]
+    #[inline(never)]
+    fn contains_loaded_by_route<W, K>(&self, words: &W, key: &K) -> bool
+    where
+        W: crate::util::bits::Words + ?Sized,
+        K: crate::Key + ?Sized,
+    {
+        let w = words;
+        match self.route {
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked8(p) => p.contains_key_loaded::<W, K, false, true>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split8(p) => p.contains_key_loaded::<W, K, true, true>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked(p) => p.contains_key_loaded::<W, K, false, false>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split(p) => p.contains_key_loaded::<W, K, true, false>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked8(p) => p.contains_key_loaded::<W, K, false, true>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split8(p) => p.contains_key_loaded::<W, K, true, true>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked(p) => p.contains_key_loaded::<W, K, false, false>(w, key, self),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split(p) => p.contains_key_loaded::<W, K, true, false>(w, key, self),
+            Route::Layout => unreachable!("the layout's probe answers (`contains_loaded`)"),
+        }
+    }
+
     /// Sets the bits of `key` in the filter whose plain words are `words`;
     /// `false` (nothing set) where the layout's probe sets them. The
     /// default filter's route first, as in [`contains`](Self::contains).
@@ -710,6 +903,50 @@ impl KeyRoute {
         }
         self.insert_by_route(lines, key);
         true
+    }
+
+    /// [`insert`](Self::insert) into words that are not plain (atomic
+    /// words); `false` (nothing set) where the layout's probe sets them.
+    #[inline(always)]
+    pub(crate) fn insert_loaded<W, K>(&self, words: &mut W, key: &K) -> bool
+    where
+        W: crate::util::bits::Words + crate::util::bits::WordsMut + ?Sized,
+        K: crate::Key + ?Sized,
+    {
+        if let Route::Layout = self.route {
+            return false;
+        }
+        self.insert_loaded_by_route(words, key);
+        true
+    }
+
+    /// [`insert_loaded`](Self::insert_loaded) by a vector route.
+    #[inline(never)]
+    fn insert_loaded_by_route<W, K>(&self, words: &mut W, key: &K)
+    where
+        W: crate::util::bits::Words + crate::util::bits::WordsMut + ?Sized,
+        K: crate::Key + ?Sized,
+    {
+        let w = words;
+        match self.route {
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked8(p) | Route::Avx2Blocked(p) => {
+                p.insert_key_loaded::<W, K, false>(w, key, self)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split8(p) | Route::Avx2Split(p) => {
+                p.insert_key_loaded::<W, K, true>(w, key, self)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked8(p) | Route::Avx512Blocked(p) => {
+                p.insert_key_loaded::<W, K, false>(w, key, self)
+            }
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split8(p) | Route::Avx512Split(p) => {
+                p.insert_key_loaded::<W, K, true>(w, key, self)
+            }
+            Route::Layout => unreachable!("the layout's probe sets the bits (`insert_loaded`)"),
+        }
     }
 
     /// [`insert`](Self::insert) by a vector route.
