@@ -16,7 +16,9 @@
 //! per key, 16-byte keys as byte slices: the hex digits of the u64 keys),
 //! and `atomic_hit`, `atomic_miss`, `atomic_insert` (one call per key on
 //! the filter made an `AtomicBloomFilter`; the insert's keys are members,
-//! every bit already set, as in a build from keys with repeats);
+//! every bit already set, as in a build from keys with repeats), and
+//! `atomic_insert_2t` (two threads inserting the same members at once, ns
+//! per key per thread);
 //! KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
 //! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
 //! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
@@ -89,6 +91,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let atomic = op
         .starts_with("atomic")
         .then(|| AtomicBloomFilter::new(filter.clone()));
+    if op == "atomic_insert_2t" {
+        // Both threads insert the same members (nothing new is written),
+        // as threads adding overlapping keys do; ns per key per thread.
+        let atomic = atomic.as_ref().expect("made for atomic ops");
+        let start = Instant::now();
+        std::thread::scope(|s| {
+            for _ in 0..2 {
+                s.spawn(|| {
+                    for r in 0..rounds {
+                        let from = r * BATCH % (members.len() - BATCH);
+                        for k in black_box(&members[from..from + BATCH]) {
+                            atomic.insert(k);
+                        }
+                    }
+                });
+            }
+        });
+        let ns = start.elapsed().as_nanos() as f64 / (rounds * BATCH) as f64;
+        println!("{ns:.2} ns/key per thread (k = {})", filter.num_hashes());
+        return Ok(());
+    }
     let mut out = vec![false; BATCH];
     let start = Instant::now();
     for r in 0..rounds {
