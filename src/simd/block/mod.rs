@@ -725,6 +725,39 @@ enum Route {
     Layout,
 }
 
+/// `match route`, once for every function that dispatches on it: each
+/// vector route binds its backend to `$p` and its const parameters to the
+/// consts `$split` (split-block) and `$small` (k <= 8) for `$call`;
+/// [`Route::Layout`] evaluates `$layout`.
+macro_rules! by_route {
+    ($route:expr, $p:ident, $split:ident, $small:ident => $call:block else $layout:expr) => {
+        match $route {
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked8($p) => by_route!(@arm false, true, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split8($p) => by_route!(@arm true, true, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Blocked($p) => by_route!(@arm false, false, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx2Split($p) => by_route!(@arm true, false, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked8($p) => by_route!(@arm false, true, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split8($p) => by_route!(@arm true, true, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Blocked($p) => by_route!(@arm false, false, $split, $small, $call),
+            #[cfg(target_arch = "x86_64")]
+            Route::Avx512Split($p) => by_route!(@arm true, false, $split, $small, $call),
+            Route::Layout => $layout,
+        }
+    };
+    (@arm $s:literal, $k:literal, $split:ident, $small:ident, $call:block) => {{
+        const $split: bool = $s;
+        const $small: bool = $k;
+        $call
+    }};
+}
+
 // Off x86_64 there is one route (`Route::Layout`): its tests are
 // irrefutable and the vector calls' arguments unused.
 #[cfg_attr(
@@ -815,25 +848,9 @@ impl KeyRoute {
     #[inline(never)]
     fn contains_by_route<K: crate::Key + ?Sized>(&self, lines: &[[u64; 8]], key: &K) -> bool {
         let l = lines;
-        match self.route {
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Blocked8(p) => p.contains_key::<K, false, true>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Split8(p) => p.contains_key::<K, true, true>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Blocked(p) => p.contains_key::<K, false, false>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Split(p) => p.contains_key::<K, true, false>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Blocked8(p) => p.contains_key::<K, false, true>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Split8(p) => p.contains_key::<K, true, true>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Blocked(p) => p.contains_key::<K, false, false>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Split(p) => p.contains_key::<K, true, false>(l, key, self),
-            Route::Layout => unreachable!("the layout's probe answers (`contains`)"),
-        }
+        by_route!(self.route, p, SPLIT, SMALL => {
+            p.contains_key::<K, SPLIT, SMALL>(l, key, self)
+        } else unreachable!("the layout's probe answers (`contains`)"))
     }
 
     /// [`contains`](Self::contains) for words that are not plain (atomic
@@ -866,25 +883,9 @@ impl KeyRoute {
         K: crate::Key + ?Sized,
     {
         let w = words;
-        match self.route {
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Blocked8(p) => p.contains_key_loaded::<W, K, false, true>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Split8(p) => p.contains_key_loaded::<W, K, true, true>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Blocked(p) => p.contains_key_loaded::<W, K, false, false>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Split(p) => p.contains_key_loaded::<W, K, true, false>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Blocked8(p) => p.contains_key_loaded::<W, K, false, true>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Split8(p) => p.contains_key_loaded::<W, K, true, true>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Blocked(p) => p.contains_key_loaded::<W, K, false, false>(w, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Split(p) => p.contains_key_loaded::<W, K, true, false>(w, key, self),
-            Route::Layout => unreachable!("the layout's probe answers (`contains_loaded`)"),
-        }
+        by_route!(self.route, p, SPLIT, SMALL => {
+            p.contains_key_loaded::<W, K, SPLIT, SMALL>(w, key, self)
+        } else unreachable!("the layout's probe answers (`contains_loaded`)"))
     }
 
     /// Sets the bits of `key` in the filter whose plain words are `words`;
@@ -928,45 +929,17 @@ impl KeyRoute {
         K: crate::Key + ?Sized,
     {
         let w = words;
-        match self.route {
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Blocked8(p) | Route::Avx2Blocked(p) => {
-                p.insert_key_loaded::<W, K, false>(w, key, self)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Split8(p) | Route::Avx2Split(p) => {
-                p.insert_key_loaded::<W, K, true>(w, key, self)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Blocked8(p) | Route::Avx512Blocked(p) => {
-                p.insert_key_loaded::<W, K, false>(w, key, self)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Split8(p) | Route::Avx512Split(p) => {
-                p.insert_key_loaded::<W, K, true>(w, key, self)
-            }
-            Route::Layout => unreachable!("the layout's probe sets the bits (`insert_loaded`)"),
-        }
+        by_route!(self.route, p, SPLIT, _SMALL => {
+            p.insert_key_loaded::<W, K, SPLIT>(w, key, self)
+        } else unreachable!("the layout's probe sets the bits (`insert_loaded`)"))
     }
 
     /// [`insert`](Self::insert) by a vector route.
     #[inline(never)]
     fn insert_by_route<K: crate::Key + ?Sized>(&self, lines: &mut [[u64; 8]], key: &K) {
         let l = lines;
-        match self.route {
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Blocked8(p) | Route::Avx2Blocked(p) => {
-                p.insert_key::<K, false>(l, key, self)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx2Split8(p) | Route::Avx2Split(p) => p.insert_key::<K, true>(l, key, self),
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Blocked8(p) | Route::Avx512Blocked(p) => {
-                p.insert_key::<K, false>(l, key, self)
-            }
-            #[cfg(target_arch = "x86_64")]
-            Route::Avx512Split8(p) | Route::Avx512Split(p) => p.insert_key::<K, true>(l, key, self),
-            Route::Layout => unreachable!("the layout's probe sets the bits (`insert`)"),
-        }
+        by_route!(self.route, p, SPLIT, _SMALL => {
+            p.insert_key::<K, SPLIT>(l, key, self)
+        } else unreachable!("the layout's probe sets the bits (`insert`)"))
     }
 }
