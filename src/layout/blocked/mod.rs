@@ -129,10 +129,10 @@ impl Blocks {
 
     /// Whether the k bits of a two-hash key (its h2) are all set in `line`:
     /// by the vector line test where there is one, else branch-free scalar
-    /// code. A block read word by word (atomic words) goes to the vector
-    /// test in registers, never through a stack copy, whose vector loads
-    /// would wait on eight stores (docs/bench-notes/2026-11-28.md, "The
-    /// atomic filter's one-key calls"; the registers: 2026-11-29).
+    /// code. A block read word by word (atomic words) reaches the vector
+    /// test put together in registers, never through a stack copy, whose
+    /// vector loads would wait on eight stores (docs/bench-notes,
+    /// 2026-11-28 and 2026-11-29, "The atomic filter's one-key calls").
     #[inline(always)]
     pub(crate) fn test_line<L: Line>(&self, line: L, h2: u64) -> bool {
         if let Some(found) = self.vector.block_test(&line, h2, &self.consts) {
