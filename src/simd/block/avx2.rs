@@ -32,9 +32,9 @@ use crate::util::salts::SALTS;
 type Block = [__m256i; 2];
 
 /// A block read word by word (`Line::get`: relaxed atomic loads), put
-/// together in registers: `vmovq` and `vpinsrq` per pair of words, where a
-/// copy through the stack would make the vector loads wait on eight
-/// scalar stores (no store forwarding across them).
+/// together in registers (the words moved into vector registers and
+/// interleaved), where a copy through the stack would make the vector
+/// loads wait on eight scalar stores (no store forwarding across them).
 #[target_feature(enable = "avx2")]
 #[inline]
 fn load_block<L: Line>(line: &L) -> Block {
