@@ -24,7 +24,9 @@
 //!   `single-<kernel>` for the x86 vector kernels other than the automatic
 //!   one; `insert` rows one call per key for lesshash, sbbf-rs-safe and
 //!   fastbloom), the same on 16-byte string keys (`-str16` rows, beside
-//!   sbbf-rs-safe), and the
+//!   sbbf-rs-safe), the split-block layout's one-key calls at 1e6 and
+//!   1e7 (`split-block-<op>/<n>/single`: its one bit per segment is
+//!   sbbf-rs-safe's), and the
 //!   floors (`floor-hash/<n>/xxh3-128`: hashing alone;
 //!   `floor-loads/<n>/loads`: one random cache line of an array of the
 //!   filter's size per key).
@@ -155,6 +157,7 @@ pub fn register(c: &mut Criterion) {
             &|f: &mut BloomFilter| f.set_kernel(kern).expect("available"),
         );
     }
+    split_single(&mut g, &split, "n=1e6");
     drop(split);
     let mut classic = setup(Layout::Classic, 1_000_000);
     for kern in Kernel::available() {
@@ -191,6 +194,7 @@ pub fn register(c: &mut Criterion) {
     prefetch_sweep(&mut g, &mut s, "n=1e7");
     peers(&mut g, &s, 10_000_000, "n=1e7", false);
     peers_str16(&mut g, 10_000_000, "n=1e7");
+    split_single(&mut g, &setup(Layout::SplitBlock, 10_000_000), "n=1e7");
     floors(&mut g, &s, "n=1e7");
     par(&mut g, &s);
     drop(s);
@@ -393,6 +397,41 @@ fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
 /// bits/key for 1%), and fastbloom (its own sizing) at 1e6 only; beside
 /// them lesshash's own single-key calls (`lesshash-single`), so that the
 /// batch, the single-key path and the peers share a run.
+/// The split-block layout's one-key calls (`split-block-<op>/<n>/single`),
+/// the layout nearest sbbf-rs-safe's (one bit per segment): `contains` of
+/// members and non-members, and one `insert` call per key into a copy of
+/// the filled filter.
+fn split_single(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
+    let mut filter = s.filter.clone();
+    filter.set_kernel(Kernel::auto()).expect("available");
+    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("split-block-{op}/{size}"), "single"),
+            |b| {
+                b.iter(|| {
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(filter.contains(black_box(key)));
+                    }
+                    black_box(found)
+                })
+            },
+        );
+    }
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("split-block-insert/{size}"), "single"),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&s.misses, BATCH) {
+                    filter.insert(black_box(key));
+                }
+            })
+        },
+    );
+}
+
 fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fastbloom: bool) {
     let kernels = std::iter::once(None).chain(other_x86_kernels().into_iter().map(Some));
     for kernel in kernels {

@@ -102,6 +102,15 @@ pub(crate) struct InBlockConstants {
     /// `last_lanes` with bit 0 only: the lanes the k <= 8 vector test
     /// reads its answer from, as one memory operand.
     pub(crate) last_bits: [i32; 8],
+    /// For the split-block layout with k <= 8 (segments of at least 64
+    /// bits), the probes that can land on each of the block's sixteen
+    /// 32-bit words: a word holds bits of two probes at most, the first
+    /// whose segment reaches it (`floor(32 w / seg)`) and the next, both
+    /// capped at k - 1 so that no probe past k is named. The vector insert
+    /// builds the key's mask from these two per word, two shifts per half
+    /// block instead of one per probe ([`word_probes`](Self::word_probes));
+    /// zero where unused.
+    pub(crate) word_probes: [[u8; 16]; 2],
 }
 
 impl InBlockConstants {
@@ -138,7 +147,32 @@ impl InBlockConstants {
                 }
                 lanes
             },
+            word_probes: Self::word_probes(k, seg, segs),
         }
+    }
+
+    /// The table of [`word_probes`](Self::word_probes) for k probes in
+    /// segments of `seg` bits. A probe's bit lies in its segment,
+    /// `[i seg, (i + 1) seg)`, so the probes on word w (bits `32 w ..
+    /// 32 w + 32`) are those with `i seg <= 32 w + 31` and `(i + 1) seg >
+    /// 32 w`: i from `floor(32 w / seg)` to `floor((32 w + 31) / seg)`,
+    /// at most one more when `seg >= 32` (tested exhaustively below).
+    const fn word_probes(k: u32, seg: u32, segs: Segments) -> [[u8; 16]; 2] {
+        let mut t = [[0u8; 16]; 2];
+        if !matches!(segs, Segments::PerProbe) || k > 8 {
+            return t;
+        }
+        let last = k - 1;
+        let mut w = 0;
+        while w < 16 {
+            let first = 32 * w as u32 / seg;
+            let first = if first < last { first } else { last };
+            let next = if first + 1 < last { first + 1 } else { last };
+            t[0][w] = first as u8;
+            t[1][w] = next as u8;
+            w += 1;
+        }
+        t
     }
 
     /// How the block is divided: one segment per probe where consecutive
@@ -230,6 +264,40 @@ mod tests {
                     assert!((i * seg..(i + 1) * seg).contains(&p), "k={k} i={i} p={p}");
                 }
             }
+        }
+    }
+
+    /// Every bit a split-block probe can set (all of its segment, so any
+    /// hash) lies on a word whose `word_probes` name that probe, and no
+    /// name is past k: the vector insert's mask, built from those names,
+    /// can then miss no probe and set no bit of a probe the key lacks.
+    #[test]
+    fn word_probes_name_every_probe_that_reaches_a_word() {
+        for k in 1u32..=8 {
+            let consts = InBlockConstants::new(k, Segments::PerProbe);
+            let [first, next] = consts.word_probes;
+            assert!(
+                first.iter().chain(&next).all(|&i| u32::from(i) < k),
+                "k={k}"
+            );
+            for i in 0..k {
+                for p in i * consts.seg..(i + 1) * consts.seg {
+                    let w = (p / 32) as usize;
+                    assert!(
+                        u32::from(first[w]) == i || u32::from(next[w]) == i,
+                        "k={k}: probe {i} can set bit {p}, word {w} names {} and {}",
+                        first[w],
+                        next[w]
+                    );
+                }
+            }
+        }
+        // Unused elsewhere: zero.
+        for consts in [
+            InBlockConstants::new(9, Segments::PerProbe),
+            InBlockConstants::new(8, Segments::One),
+        ] {
+            assert_eq!(consts.word_probes, [[0; 16]; 2]);
         }
     }
 

@@ -15,12 +15,12 @@
 #![allow(unsafe_code)]
 
 use core::arch::x86_64::{
-    __m256i, _mm_cvtsi32_si128, _mm256_add_epi32, _mm256_and_si256, _mm256_andnot_si256,
-    _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_mullo_epi32,
-    _mm256_or_si256, _mm256_permutevar8x32_epi32, _mm256_set_epi64x, _mm256_set1_epi32,
-    _mm256_set1_epi64x, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_slli_epi32,
-    _mm256_sllv_epi32, _mm256_srl_epi32, _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32,
-    _mm256_testc_si256, _mm256_testz_si256,
+    __m256i, _mm_cvtsi32_si128, _mm_cvtsi64_si128, _mm256_add_epi32, _mm256_and_si256,
+    _mm256_andnot_si256, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps,
+    _mm256_cvtepu8_epi32, _mm256_mullo_epi32, _mm256_or_si256, _mm256_permutevar8x32_epi32,
+    _mm256_set_epi64x, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32,
+    _mm256_setzero_si256, _mm256_slli_epi32, _mm256_sllv_epi32, _mm256_srl_epi32,
+    _mm256_srli_epi32, _mm256_srlv_epi32, _mm256_sub_epi32, _mm256_testc_si256, _mm256_testz_si256,
 };
 
 use crate::layout::blocked::addressing::InBlockConstants;
@@ -115,7 +115,8 @@ fn block_mask<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i
 /// [`block_mask`] for exactly `K` <= 8 probes, unrolled (the chunk
 /// insert's body: the loop over a run-time k cost scalar instructions per
 /// probe beside its vector ones; docs/bench-notes/2026-11-27.md, "Blocked
-/// chunk loops for k <= 8").
+/// chunk loops for k <= 8"); a split-block key's word by word
+/// ([`split_half_mask`]), which takes fewer instructions than per probe.
 #[target_feature(enable = "avx2")]
 #[inline]
 fn block_mask8<const SPLIT: bool, const K: u32>(
@@ -123,11 +124,37 @@ fn block_mask8<const SPLIT: bool, const K: u32>(
     consts: &InBlockConstants,
 ) -> [__m256i; 2] {
     let p = group_positions::<SPLIT>(_mm256_set1_epi64x(h2 as i64), 0, consts);
+    if SPLIT {
+        return [split_half_mask(p, consts, 0), split_half_mask(p, consts, 1)];
+    }
     let mut mask = [_mm256_setzero_si256(); 2];
     for j in 0..K {
         or_probe(&mut mask, p, j);
     }
     mask
+}
+
+/// Half `h` (words `8h .. 8h + 8`) of a split-block key's mask, k <= 8,
+/// from its positions `p`: a segment of at least 64 bits puts bits of two
+/// probes at most on a 32-bit word, named per word by
+/// `consts.word_probes`, so each half is those two probes' positions moved
+/// onto the words (`vpermd`) and one variable shift of 1 each, where a
+/// count outside 0..32 (a probe that lands on another word) gives 0. Four
+/// shifts for the block, where [`or_probe`] takes two per probe.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn split_half_mask(p: __m256i, consts: &InBlockConstants, h: usize) -> __m256i {
+    let first_bit = _mm256_add_epi32(
+        _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224),
+        _mm256_set1_epi32(256 * h as i32),
+    );
+    let [first, next] = consts.word_probes.map(|probes| {
+        let names: [u8; 8] = probes[8 * h..][..8].try_into().unwrap_or_default();
+        let names = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(i64::from_le_bytes(names)));
+        let pos = _mm256_permutevar8x32_epi32(p, names);
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_sub_epi32(pos, first_bit))
+    });
+    _mm256_or_si256(first, next)
 }
 
 /// Sets the bit of probe `j` of the eight positions `p` in the mask's two
