@@ -4,7 +4,7 @@
 //! round counts is the probe's cost, independent of the machine's load).
 //!
 //! ```text
-//! cargo run --release --example blocked_probe_cost -- LAYOUT OP KERNEL [ROUNDS]
+//! cargo run --release --example blocked_probe_cost -- LAYOUT OP KERNEL [ROUNDS [FPR]]
 //! ```
 //!
 //! LAYOUT: `blocked`, `split-block` or `classic` (the flat index routine's
@@ -20,7 +20,7 @@
 //! `atomic_insert_2t` (two threads inserting the same members at once, ns
 //! per key per thread);
 //! KERNEL: `scalar`, `wide` or `avx2`. A filter for 1e6
-//! keys at 1% (as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
+//! keys at FPR (default 1%, as the criterion group `blocked/.../n=1e6/kernel-*`), filled,
 //! then ROUNDS batches of 4096 keys (default 1000); prints ns per key and k.
 
 use std::hint::black_box;
@@ -41,7 +41,7 @@ fn mix(mut x: u64) -> u64 {
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [layout, op, kernel, rest @ ..] = args.as_slice() else {
-        return Err("usage: blocked_probe_cost LAYOUT OP KERNEL [ROUNDS]".into());
+        return Err("usage: blocked_probe_cost LAYOUT OP KERNEL [ROUNDS [FPR]]".into());
     };
     let layout = match layout.as_str() {
         "blocked" => Layout::Blocked,
@@ -51,10 +51,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     let kernel: Kernel = kernel.parse()?;
     let rounds: usize = rest.first().map_or(Ok(1000), |r| r.parse())?;
+    let fpr: f64 = rest.get(1).map_or(Ok(0.01), |p| p.parse())?;
     let mut filter = BloomFilter::builder()
         .layout(layout)
         .expected_items(N)
-        .fpr(0.01)
+        .fpr(fpr)
         .build()?;
     let members: Vec<u64> = (0..N).map(|i| mix(i << 1)).collect();
     filter.insert_batch(&members);

@@ -102,7 +102,7 @@ pub(crate) struct InBlockConstants {
     /// `last_lanes` with bit 0 only: the lanes the k <= 8 vector test
     /// reads its answer from, as one memory operand.
     pub(crate) last_bits: [i32; 8],
-    /// For the split-block layout with k <= 8 (segments of at least 64
+    /// For the split-block layout with k <= 16 (segments of at least 32
     /// bits), the probes that can land on each of the block's sixteen
     /// 32-bit words: a word holds bits of two probes at most, the first
     /// whose segment reaches it (`floor(32 w / seg)`) and the next, both
@@ -159,7 +159,7 @@ impl InBlockConstants {
     /// at most one more when `seg >= 32` (tested exhaustively below).
     const fn word_probes(k: u32, seg: u32, segs: Segments) -> [[u8; 16]; 2] {
         let mut t = [[0u8; 16]; 2];
-        if !matches!(segs, Segments::PerProbe) || k > 8 {
+        if !matches!(segs, Segments::PerProbe) || k > 16 {
             return t;
         }
         let last = k - 1;
@@ -273,7 +273,7 @@ mod tests {
     /// can then miss no probe and set no bit of a probe the key lacks.
     #[test]
     fn word_probes_name_every_probe_that_reaches_a_word() {
-        for k in 1u32..=8 {
+        for k in 1u32..=16 {
             let consts = InBlockConstants::new(k, Segments::PerProbe);
             let [first, next] = consts.word_probes;
             assert!(
@@ -294,7 +294,7 @@ mod tests {
         }
         // Unused elsewhere: zero.
         for consts in [
-            InBlockConstants::new(9, Segments::PerProbe),
+            InBlockConstants::new(17, Segments::PerProbe),
             InBlockConstants::new(8, Segments::One),
         ] {
             assert_eq!(consts.word_probes, [[0; 16]; 2]);

@@ -102,6 +102,9 @@ fn group_positions<const SPLIT: bool>(x: __m256i, g: u32, consts: &InBlockConsta
 #[inline]
 fn block_mask<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i; 2] {
     let x = _mm256_set1_epi64x(h2 as i64);
+    if SPLIT && consts.k <= 16 {
+        return split_mask16(x, consts);
+    }
     let mut mask = [_mm256_setzero_si256(); 2];
     for g in 0..consts.k.div_ceil(8) {
         let p = group_positions::<SPLIT>(x, g, consts);
@@ -110,6 +113,21 @@ fn block_mask<const SPLIT: bool>(h2: u64, consts: &InBlockConstants) -> [__m256i
         }
     }
     mask
+}
+
+/// A split-block key's mask for 8 < k <= 16 (a filter under 0.4%): probes
+/// 0..8 and 8..16, [`split_half_mask`] choosing between the groups.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn split_mask16(x: __m256i, consts: &InBlockConstants) -> [__m256i; 2] {
+    let p = [
+        group_positions::<true>(x, 0, consts),
+        group_positions::<true>(x, 1, consts),
+    ];
+    [
+        split_half_mask::<true>(p, consts, 0),
+        split_half_mask::<true>(p, consts, 1),
+    ]
 }
 
 /// [`block_mask`] for exactly `K` <= 8 probes, unrolled (the chunk
@@ -125,7 +143,10 @@ fn block_mask8<const SPLIT: bool, const K: u32>(
 ) -> [__m256i; 2] {
     let p = group_positions::<SPLIT>(_mm256_set1_epi64x(h2 as i64), 0, consts);
     if SPLIT {
-        return [split_half_mask(p, consts, 0), split_half_mask(p, consts, 1)];
+        return [
+            split_half_mask::<false>([p; 2], consts, 0),
+            split_half_mask::<false>([p; 2], consts, 1),
+        ];
     }
     let mut mask = [_mm256_setzero_si256(); 2];
     for j in 0..K {
@@ -134,16 +155,21 @@ fn block_mask8<const SPLIT: bool, const K: u32>(
     mask
 }
 
-/// Half `h` (words `8h .. 8h + 8`) of a split-block key's mask, k <= 8,
-/// from its positions `p`: a segment of at least 64 bits puts bits of two
-/// probes at most on a 32-bit word, named per word by
-/// `consts.word_probes`, so each half is those two probes' positions moved
-/// onto the words (`vpermd`) and one variable shift of 1 each, where a
+/// Half `h` (words `8h .. 8h + 8`) of a split-block key's mask, k <= 16,
+/// from its positions `p` (probes 0..8, then 8..16 where `TWO_GROUPS`): a
+/// segment of at least 32 bits puts bits of two probes at most on a
+/// 32-bit word, named per word by `consts.word_probes`, so each half is
+/// those two probes' positions moved onto the words (`vpermd`, and a blend
+/// between the groups for k > 8) and one variable shift of 1 each, where a
 /// count outside 0..32 (a probe that lands on another word) gives 0. Four
 /// shifts for the block, where [`or_probe`] takes two per probe.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn split_half_mask(p: __m256i, consts: &InBlockConstants, h: usize) -> __m256i {
+fn split_half_mask<const TWO_GROUPS: bool>(
+    p: [__m256i; 2],
+    consts: &InBlockConstants,
+    h: usize,
+) -> __m256i {
     let first_bit = _mm256_add_epi32(
         _mm256_setr_epi32(0, 32, 64, 96, 128, 160, 192, 224),
         _mm256_set1_epi32(256 * h as i32),
@@ -151,7 +177,11 @@ fn split_half_mask(p: __m256i, consts: &InBlockConstants, h: usize) -> __m256i {
     let [first, next] = consts.word_probes.map(|probes| {
         let names: [u8; 8] = probes[8 * h..][..8].try_into().unwrap_or_default();
         let names = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(i64::from_le_bytes(names)));
-        let pos = _mm256_permutevar8x32_epi32(p, names);
+        let pos = if TWO_GROUPS {
+            lookup16(names, p)
+        } else {
+            _mm256_permutevar8x32_epi32(p[0], names)
+        };
         _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_sub_epi32(pos, first_bit))
     });
     _mm256_or_si256(first, next)
@@ -247,12 +277,19 @@ fn group_miss<const SPLIT: bool>(
 #[target_feature(enable = "avx2")]
 #[inline]
 fn group_words(p: __m256i, lo_words: __m256i, hi_words: __m256i) -> __m256i {
-    let word = _mm256_srli_epi32::<5>(p);
-    let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo_words, word));
-    let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi_words, word));
-    // Word 8..16 lives in the high half: bit 3 of the index, moved to the
-    // sign bit, picks it.
-    let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word));
+    lookup16(_mm256_srli_epi32::<5>(p), [lo_words, hi_words])
+}
+
+/// Lane `i[j]` (0..16) of the sixteen lanes of `lo` and `hi`, for each j:
+/// two `vpermd` and a blend.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lookup16(i: __m256i, [lo, hi]: [__m256i; 2]) -> __m256i {
+    let from_lo = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(lo, i));
+    let from_hi = _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(hi, i));
+    // Lanes 8..16 live in `hi`: bit 3 of the index, moved to the sign
+    // bit, picks it.
+    let pick_hi = _mm256_castsi256_ps(_mm256_slli_epi32::<28>(i));
     _mm256_castps_si256(_mm256_blendv_ps(from_lo, from_hi, pick_hi))
 }
 

@@ -420,8 +420,24 @@ macro_rules! intrinsics_line_test {
                 6 => or_mask8::<SPLIT, 6>(line, h2, consts),
                 7 => or_mask8::<SPLIT, 7>(line, h2, consts),
                 8 => or_mask8::<SPLIT, 8>(line, h2, consts),
+                _ if SPLIT => or_mask_many::<SPLIT>(line, h2, consts),
                 _ => or_mask::<SPLIT>(line, h2, consts),
             }
+        }
+
+        /// [`or_mask`] for a split-block key with k > 8 (filters under
+        /// 0.4%), out of line: inlined into `insert_key`, its two groups'
+        /// registers gave every k <= 8 arm a stack frame (six instructions
+        /// per key). The blocked mask stays inline (a call cost its k > 8
+        /// keys five).
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        fn or_mask_many<const SPLIT: bool>(
+            line: &mut [u64; 8],
+            h2: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) {
+            or_mask::<SPLIT>(line, h2, consts);
         }
 
         #[target_feature(enable = $features)]
@@ -446,8 +462,36 @@ macro_rules! intrinsics_line_test {
                 6 => block_mask8::<SPLIT, 6>(h2, consts),
                 7 => block_mask8::<SPLIT, 7>(h2, consts),
                 8 => block_mask8::<SPLIT, 8>(h2, consts),
+                _ if SPLIT => return insert_many_loaded::<W, SPLIT>(words, b, h2, consts),
                 _ => block_mask::<SPLIT>(h2, consts),
             };
+            or_missing(words, b, mask);
+        }
+
+        /// [`insert_key_loaded`]'s k > 8 arm, out of line for the reason
+        /// [`or_mask_many`] is.
+        #[target_feature(enable = $features)]
+        #[inline(never)]
+        fn insert_many_loaded<W, const SPLIT: bool>(
+            words: &mut W,
+            b: usize,
+            h2: u64,
+            consts: &$crate::layout::blocked::addressing::InBlockConstants,
+        ) where
+            W: $crate::util::bits::Words + $crate::util::bits::WordsMut + ?Sized,
+        {
+            or_missing(words, b, block_mask::<SPLIT>(h2, consts));
+        }
+
+        /// ORs `mask` into block `b` of words that are not plain, unless
+        /// the block, read with relaxed loads, already has every bit of it
+        /// (then nothing is written: a repeated key).
+        #[target_feature(enable = $features)]
+        #[inline]
+        fn or_missing<W>(words: &mut W, b: usize, mask: Block)
+        where
+            W: $crate::util::bits::Words + $crate::util::bits::WordsMut + ?Sized,
+        {
             if !covers(load_block(&words.line(b)), mask) {
                 words.or_line(b, bytemuck::cast(mask));
             }
