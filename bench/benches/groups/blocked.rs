@@ -18,14 +18,14 @@
 //! * `par` at n = 1e7: `par_contains_batch` on rayon pools of 1 and 2
 //!   threads, `PAR_BATCH` keys per iteration;
 //! * peers at n = 1e6, 1e7 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
-//!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom (1e6 only),
-//!   one call per key as their APIs offer.
+//!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom, one call
+//!   per key as their APIs offer.
 //! * beside the peers: lesshash's single-key calls (`single`, and
 //!   `single-<kernel>` for the x86 vector kernels other than the automatic
 //!   one; `insert` rows one call per key for lesshash, sbbf-rs-safe and
 //!   fastbloom), the same on 16-byte string keys (`-str16` rows, beside
-//!   sbbf-rs-safe), the split-block layout's one-key calls at 1e6 and
-//!   1e7 (`split-block-<op>/<n>/single`: its one bit per segment is
+//!   sbbf-rs-safe), the split-block layout's one-key calls at every size
+//!   (`split-block-<op>/<n>/single`: its one bit per segment is
 //!   sbbf-rs-safe's), and the
 //!   floors (`floor-hash/<n>/xxh3-128`: hashing alone;
 //!   `floor-loads/<n>/loads`: one random cache line of an array of the
@@ -171,7 +171,7 @@ pub fn register(c: &mut Criterion) {
         );
     }
     drop(classic);
-    peers(&mut g, &s, 1_000_000, "n=1e6", true);
+    peers(&mut g, &s, 1_000_000, "n=1e6");
     peers_str16(&mut g, 1_000_000, "n=1e6");
     floors(&mut g, &s, "n=1e6");
     drop(s);
@@ -192,7 +192,7 @@ pub fn register(c: &mut Criterion) {
         );
     }
     prefetch_sweep(&mut g, &mut s, "n=1e7");
-    peers(&mut g, &s, 10_000_000, "n=1e7", false);
+    peers(&mut g, &s, 10_000_000, "n=1e7");
     peers_str16(&mut g, 10_000_000, "n=1e7");
     split_single(&mut g, &setup(Layout::SplitBlock, 10_000_000), "n=1e7");
     floors(&mut g, &s, "n=1e7");
@@ -203,8 +203,9 @@ pub fn register(c: &mut Criterion) {
     let mut s = setup(Layout::Blocked, 100_000_000);
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", "auto", &auto);
     prefetch_sweep(&mut g, &mut s, "n=1e8");
-    peers(&mut g, &s, 100_000_000, "n=1e8", false);
+    peers(&mut g, &s, 100_000_000, "n=1e8");
     peers_str16(&mut g, 100_000_000, "n=1e8");
+    split_single(&mut g, &setup(Layout::SplitBlock, 100_000_000), "n=1e8");
     floors(&mut g, &s, "n=1e8");
     drop(s);
     g.finish();
@@ -393,10 +394,6 @@ fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
     );
 }
 
-/// Peers on the same keys: sbbf-rs-safe sized by Parquet's rule (10
-/// bits/key for 1%), and fastbloom (its own sizing) at 1e6 only; beside
-/// them lesshash's own single-key calls (`lesshash-single`), so that the
-/// batch, the single-key path and the peers share a run.
 /// The split-block layout's one-key calls (`split-block-<op>/<n>/single`),
 /// the layout nearest sbbf-rs-safe's (one bit per segment): `contains` of
 /// members and non-members, and one `insert` call per key into a copy of
@@ -432,7 +429,11 @@ fn split_single(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
     );
 }
 
-fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fastbloom: bool) {
+/// Peers on the same keys, one call per key: sbbf-rs-safe sized by
+/// Parquet's rule (10 bits/key for 1%) and fastbloom (its own sizing);
+/// beside them lesshash's own single-key calls (`single`), so that the
+/// batch, the single-key path and the peers share a run.
+fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str) {
     let kernels = std::iter::once(None).chain(other_x86_kernels().into_iter().map(Some));
     for kernel in kernels {
         let mut filter = s.filter.clone();
@@ -507,36 +508,34 @@ fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str, fa
         },
     );
     drop(sbbf);
-    if fastbloom {
-        let mut fb = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize);
-        for i in 0..n {
-            fb.insert(&member(i));
-        }
+    let mut fb = fastbloom::BloomFilter::with_false_pos(0.01).expected_items(n as usize);
+    for i in 0..n {
+        fb.insert(&member(i));
+    }
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("fastbloom-insert/{size}"), "peer"),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&s.misses, BATCH) {
+                    fb.insert(black_box(key));
+                }
+            })
+        },
+    );
+    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
         let mut cursor = Cursor::new();
         g.bench_function(
-            BenchmarkId::new(format!("fastbloom-insert/{size}"), "peer"),
+            BenchmarkId::new(format!("fastbloom-{op}/{size}"), "peer"),
             |b| {
                 b.iter(|| {
-                    for key in cursor.next(&s.misses, BATCH) {
-                        fb.insert(black_box(key));
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(fb.contains(black_box(key)));
                     }
+                    black_box(found)
                 })
             },
         );
-        for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
-            let mut cursor = Cursor::new();
-            g.bench_function(
-                BenchmarkId::new(format!("fastbloom-{op}/{size}"), "peer"),
-                |b| {
-                    b.iter(|| {
-                        let mut found = 0usize;
-                        for key in cursor.next(pool, BATCH) {
-                            found += usize::from(fb.contains(black_box(key)));
-                        }
-                        black_box(found)
-                    })
-                },
-            );
-        }
     }
 }

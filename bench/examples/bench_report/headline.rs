@@ -207,16 +207,7 @@ fn ratios(benches: &[Bench], boost: &HashMap<(String, String), serde_json::Value
         let r = boost.get(&(peer.to_string(), n.to_string()))?;
         Some((num(r, "hit_ns")? + num(r, "miss_ns")?) / 2.0)
     };
-    let line = |what: &str, f: &dyn Fn(&str) -> Option<(f64, f64)>| {
-        let cells: Vec<String> = SIZES
-            .iter()
-            .map(|n| match f(n) {
-                Some((a, b)) => format!("{:.2}x at {n}", a / b),
-                None => format!("- at {n}"),
-            })
-            .collect();
-        format!("* {what}: {}.\n", cells.join(", "))
-    };
+    let line = |what: &str, f: &dyn Fn(&str) -> Option<(f64, f64)>| ratio_line(what, &SIZES, f);
     let mut s = String::from(
         "Ratios of the queries (the mean of hit and miss; above 1, lesshash is slower):\n\n",
     );
@@ -272,6 +263,19 @@ fn ratios(benches: &[Bench], boost: &HashMap<(String, String), serde_json::Value
     s
 }
 
+/// One bullet of ratios: `what`, then a / b per size from `f` (`-` where
+/// the run lacks a figure).
+pub fn ratio_line(what: &str, sizes: &[&str], f: &dyn Fn(&str) -> Option<(f64, f64)>) -> String {
+    let cells: Vec<String> = sizes
+        .iter()
+        .map(|n| match f(n) {
+            Some((a, b)) => format!("{:.2}x at {n}", a / b),
+            None => format!("- at {n}"),
+        })
+        .collect();
+    format!("* {what}: {}.\n", cells.join(", "))
+}
+
 /// The ns per key of `blocked/<op>/n=<n>/<variant>`, or its id added to
 /// `lacking`.
 fn required(
@@ -303,7 +307,7 @@ fn pair_cell(a: Option<f64>, b: Option<f64>) -> String {
     }
 }
 
-fn num(r: &serde_json::Value, field: &str) -> Option<f64> {
+pub fn num(r: &serde_json::Value, field: &str) -> Option<f64> {
     r.get(field).and_then(serde_json::Value::as_f64)
 }
 
@@ -333,7 +337,7 @@ fn check_window(run: &[HashMap<String, String>], boost_path: &Path) -> Res<()> {
 }
 
 /// The Boost.Bloom driver's JSON lines, by (peer, n as `1e6`/`1e7`).
-fn read_boost(path: &Path) -> Res<HashMap<(String, String), serde_json::Value>> {
+pub fn read_boost(path: &Path) -> Res<HashMap<(String, String), serde_json::Value>> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("reading the Boost.Bloom results {}: {e}", path.display()))?;
     let mut out = HashMap::new();

@@ -30,8 +30,11 @@
 //! Boost.Bloom driver's JSON lines from the same window, to
 //! `<target>/bench-report/headline.md`, or with `--update-docs` between the
 //! `headline` markers of README.md (five rows) and docs/benchmarks.md (with
-//! the AVX-512 rows). `bench/headline.sh` runs the benches, the driver and
-//! this in one quiet window.
+//! the AVX-512 rows), and the one-key table (module `one_key`: one call
+//! per key at 1e6, 1e7 and 1e8, u64 and 16-byte keys, beside sbbf-rs-safe,
+//! fastbloom and Boost.Bloom) between docs/benchmarks.md's `one-key`
+//! markers. `bench/headline.sh` runs the benches, the driver and this in
+//! one quiet window.
 
 #![forbid(unsafe_code)]
 
@@ -43,6 +46,7 @@ use std::path::{Path, PathBuf};
 use plotters::prelude::*;
 
 mod headline;
+mod one_key;
 
 type Res<T> = Result<T, Box<dyn Error>>;
 
@@ -100,17 +104,24 @@ fn main() -> Res<()> {
     let run = read_csv(&side.join("run.csv"));
     if let Some(boost) = boost {
         let (short, full) = headline::tables(&benches, &run, &boost)?;
+        let one_key = one_key::table(&benches, &headline::read_boost(&boost)?)?;
         let (begin, end) = (headline::BEGIN, headline::END);
         if update_docs {
             splice(&repo.join("README.md"), &short, begin, end)?;
-            splice(&repo.join("docs/benchmarks.md"), &full, begin, end)?;
-            eprintln!("wrote the headline into README.md and docs/benchmarks.md");
+            let page = repo.join("docs/benchmarks.md");
+            splice(&page, &full, begin, end)?;
+            splice(&page, &one_key, one_key::BEGIN, one_key::END)?;
+            eprintln!(
+                "wrote the headline into README.md and docs/benchmarks.md (with the one-key table)"
+            );
         } else {
             let out = report.join("headline.md");
             std::fs::create_dir_all(&report)?;
             std::fs::write(
                 &out,
-                format!("README.md:\n\n{short}\ndocs/benchmarks.md:\n\n{full}"),
+                format!(
+                    "README.md:\n\n{short}\ndocs/benchmarks.md:\n\n{full}\none key at a time:\n\n{one_key}"
+                ),
             )?;
             eprintln!("wrote {}", out.display());
         }
