@@ -427,9 +427,9 @@ macro_rules! intrinsics_line_test {
 
         /// [`or_mask`] for a split-block key with k > 8 (filters under
         /// 0.4%), out of line: inlined into `insert_key`, its two groups'
-        /// registers gave every k <= 8 arm a stack frame (six instructions
-        /// per key). The blocked mask stays inline (a call cost its k > 8
-        /// keys five).
+        /// registers gave every k <= 8 arm a stack frame, the common
+        /// filters paying for the rare ones. The blocked mask stays inline:
+        /// there the call cost its k > 8 keys more than the frame saved.
         #[target_feature(enable = $features)]
         #[inline(never)]
         fn or_mask_many<const SPLIT: bool>(
