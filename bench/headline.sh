@@ -5,7 +5,7 @@
 # kernel, sbbf-rs-safe beside them; one call per key at 1e6, 1e7 and 1e8
 # for both blocked layouts, sbbf-rs-safe and fastbloom, u64 and 16-byte
 # keys), then the Boost.Bloom driver on its own keys of the same sizes,
-# then the report. About 15 minutes.
+# then the report. About 11 minutes on a 2-core machine.
 #
 #   BOOSTBENCH=/path/to/boostbench bench/headline.sh                # target/bench-report/headline.md
 #   BOOSTBENCH=/path/to/boostbench bench/headline.sh --update-docs  # README.md, docs/benchmarks.md
