@@ -392,7 +392,7 @@ impl Job<'_> {
         let key = src.key_column(input)?;
         let items = match self.args.items {
             Some(n) => n,
-            None => match src.counted_keys(&key) {
+            None => match src.counted_keys(&key)? {
                 Some(n) => n,
                 None => src.count_keys(&key)?,
             },

@@ -34,6 +34,13 @@ use rayon::prelude::*;
 
 use crate::input::{Format, InputArgs};
 
+mod guard;
+mod ipc_checks;
+mod parquet_checks;
+mod thrift;
+
+use parquet_checks::Footer;
+
 /// Rows per record batch read: large enough that a batch query amortises
 /// its set-up and a column's encoding its calls, small enough that a few
 /// batches of wide rows stay in memory.
@@ -57,8 +64,8 @@ pub(crate) struct Columnar {
     /// The open file (each pass reads a clone from its start).
     file: File,
     schema: SchemaRef,
-    /// The Parquet footer, read once.
-    parquet: Option<ArrowReaderMetadata>,
+    /// The Parquet footer, read once and checked, and where it starts.
+    parquet: Option<(ArrowReaderMetadata, Footer)>,
 }
 
 /// The key column of a columnar input.
@@ -104,23 +111,31 @@ impl Columnar {
         };
         let what = format.name();
         let context = || format!("cannot read input {name} as {what}");
+        let len = file.metadata().with_context(context)?.len();
         let mut parquet = None;
-        let schema = match format {
+        // The file is untrusted: its framing is checked before a decoder
+        // reads it, and what a decoder still panics on becomes an error.
+        let schema = guard::decode(|| match format {
             Format::Parquet => {
-                let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
-                    .with_context(context)?;
+                let footer = parquet_checks::check_footer(&file, len)?;
+                let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())?;
+                parquet_checks::check_rows(meta.metadata())?;
+                let meta = dates_as_days(meta)?;
                 let schema = Arc::clone(meta.schema());
-                parquet = Some(meta);
-                schema
+                parquet = Some((meta, footer));
+                Ok(schema)
             }
-            Format::ArrowFile => FileReader::try_new_buffered(rewound(&file)?, None)
-                .with_context(context)?
-                .schema(),
-            Format::ArrowStream => StreamReader::try_new_buffered(rewound(&file)?, None)
-                .with_context(context)?
-                .schema(),
+            Format::ArrowFile => {
+                ipc_checks::check_file(&file, len)?;
+                Ok(FileReader::try_new_buffered(rewound(&file)?, None)?.schema())
+            }
+            Format::ArrowStream => {
+                ipc_checks::check_stream(&file, len)?;
+                Ok(StreamReader::try_new_buffered(rewound(&file)?, None)?.schema())
+            }
             Format::Lines | Format::Csv => unreachable!("a columnar format"),
-        };
+        })
+        .with_context(context)?;
         Ok(Columnar {
             name,
             format,
@@ -132,7 +147,7 @@ impl Columnar {
 
     /// The number of rows, when the footer says (Parquet).
     pub(crate) fn rows(&self) -> Option<u64> {
-        let meta = self.parquet.as_ref()?;
+        let (meta, _) = self.parquet.as_ref()?;
         Some(meta.metadata().file_metadata().num_rows().max(0) as u64)
     }
 
@@ -209,15 +224,22 @@ impl Columnar {
     /// footer alone: the rows less the nulls the column statistics count
     /// (the rows where a row group has no null count). `None` for Arrow
     /// IPC, whose footer does not count rows.
-    pub(crate) fn counted_keys(&self, key: &KeyColumn) -> Option<u64> {
-        let meta = self.parquet.as_ref()?;
-        let descr = meta.parquet_schema();
-        // The key's leaf column: a top-level column of a key type is one.
-        let leaves: Vec<usize> = (0..descr.num_columns())
-            .filter(|&leaf| descr.get_column_root_idx(leaf) == key.index)
-            .collect();
+    ///
+    /// The rows are the footer's claim, which sizes the filter: the key
+    /// column's page headers are checked first, so that a claim its pages
+    /// do not back fails here instead of sizing a filter for rows the file
+    /// does not hold.
+    pub(crate) fn counted_keys(&self, key: &KeyColumn) -> Result<Option<u64>> {
+        let Some((meta, footer)) = self.parquet.as_ref() else {
+            return Ok(None);
+        };
+        let leaves = self.leaves(Some(key.index));
         let mut keys = 0u64;
-        for rg in meta.metadata().row_groups() {
+        for (g, rg) in meta.metadata().row_groups().iter().enumerate() {
+            guard::decode(|| {
+                parquet_checks::check_row_group(&self.file, *footer, meta.metadata(), g, &leaves)
+            })
+            .with_context(|| format!("cannot read input {} as Parquet", self.name))?;
             let rows = rg.num_rows().max(0) as u64;
             let nulls = match leaves[..] {
                 [leaf] => rg
@@ -229,7 +251,19 @@ impl Columnar {
             };
             keys += rows.saturating_sub(nulls);
         }
-        Some(keys)
+        Ok(Some(keys))
+    }
+
+    /// The Parquet leaf columns under top-level column `column` (`None`:
+    /// all of them).
+    fn leaves(&self, column: Option<usize>) -> Vec<usize> {
+        let Some((meta, _)) = self.parquet.as_ref() else {
+            return Vec::new();
+        };
+        let descr = meta.parquet_schema();
+        (0..descr.num_columns())
+            .filter(|&leaf| column.is_none_or(|c| descr.get_column_root_idx(leaf) == c))
+            .collect()
     }
 
     /// The number of non-null keys in `key`'s column, read (that column
@@ -253,31 +287,36 @@ impl Columnar {
         let what = self.format.name();
         let context = move || format!("cannot read input {name} as {what}");
         let projection = column.map(|c| vec![c]);
-        let inner = match self.format {
-            Format::Parquet => {
-                let meta = self.parquet.clone().expect("Parquet metadata");
-                let mask = match column {
-                    Some(c) => ProjectionMask::roots(meta.parquet_schema(), [c]),
-                    None => ProjectionMask::all(),
-                };
-                Inner::Parquet {
-                    groups: 0..meta.metadata().num_row_groups(),
-                    file: self.file.try_clone().with_context(context.clone())?,
-                    meta,
-                    mask,
-                    current: None,
+        let inner = guard::decode(|| {
+            Ok(match self.format {
+                Format::Parquet => {
+                    let (meta, footer) = self.parquet.clone().expect("Parquet metadata");
+                    let mask = match column {
+                        Some(c) => ProjectionMask::roots(meta.parquet_schema(), [c]),
+                        None => ProjectionMask::all(),
+                    };
+                    Inner::Parquet(Box::new(ParquetGroups {
+                        groups: 0..meta.metadata().num_row_groups(),
+                        file: self.file.try_clone()?,
+                        meta,
+                        footer,
+                        mask,
+                        leaves: self.leaves(column),
+                        current: None,
+                    }))
                 }
-            }
-            Format::ArrowFile => Inner::Arrow(Box::new(
-                FileReader::try_new_buffered(rewound(&self.file)?, projection)
-                    .with_context(context.clone())?,
-            )),
-            Format::ArrowStream => Inner::Arrow(Box::new(
-                StreamReader::try_new_buffered(rewound(&self.file)?, projection)
-                    .with_context(context.clone())?,
-            )),
-            Format::Lines | Format::Csv => unreachable!("a columnar format"),
-        };
+                Format::ArrowFile => Inner::Arrow(Box::new(FileReader::try_new_buffered(
+                    rewound(&self.file)?,
+                    projection,
+                )?)),
+                Format::ArrowStream => Inner::Arrow(Box::new(StreamReader::try_new_buffered(
+                    rewound(&self.file)?,
+                    projection,
+                )?)),
+                Format::Lines | Format::Csv => unreachable!("a columnar format"),
+            })
+        })
+        .with_context(context.clone())?;
         Ok(Batches {
             inner,
             context: Box::new(context),
@@ -295,7 +334,7 @@ impl Columnar {
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_row_count(None)
             .set_max_row_group_bytes(None);
-        if let Some(meta) = &self.parquet {
+        if let Some((meta, _)) = &self.parquet {
             let file = meta.metadata().file_metadata();
             if let Some(kv) = file.key_value_metadata() {
                 // The writer adds the Arrow schema of what it writes.
@@ -341,6 +380,67 @@ fn dictionary_kept(column: &ColumnChunkMetaData) -> bool {
         }
 }
 
+/// Reads `buf.len()` bytes of `file` at `offset` (not moving the offset
+/// that clones of the file share).
+fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::Read;
+        let mut f = file.try_clone()?;
+        f.seek(SeekFrom::Start(offset))?;
+        f.read_exact(buf)
+    }
+}
+
+/// `meta` with each top-level Parquet DATE column read as days (Arrow
+/// Date32), the format's logical type, whatever Arrow type the writer's
+/// embedded schema recorded: pyarrow writes a date64 column as DATE and
+/// records date64, which the parquet crate would read back as
+/// milliseconds. Every other reader of the file (pyarrow itself, pandas,
+/// Polars, DuckDB) gives days, so a date is one key everywhere
+/// (docs/guide.md, the encoding table).
+fn dates_as_days(meta: ArrowReaderMetadata) -> Result<ArrowReaderMetadata> {
+    let descr = meta.parquet_schema();
+    let is_date = |index: usize| {
+        let mut leaves =
+            (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == index);
+        match (leaves.next(), leaves.next()) {
+            (Some(leaf), None) => {
+                descr.column(leaf).logical_type_ref() == Some(&parquet::basic::LogicalType::Date)
+            }
+            _ => false,
+        }
+    };
+    let schema = meta.schema();
+    let days: Vec<usize> = (0..schema.fields().len())
+        .filter(|&i| schema.field(i).data_type() == &DataType::Date64 && is_date(i))
+        .collect();
+    if days.is_empty() {
+        return Ok(meta);
+    }
+    let fields: Vec<arrow_schema::FieldRef> = schema
+        .fields()
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match days.contains(&i) {
+            true => Arc::new(f.as_ref().clone().with_data_type(DataType::Date32)),
+            false => Arc::clone(f),
+        })
+        .collect();
+    let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
+        fields,
+        schema.metadata().clone(),
+    ));
+    Ok(ArrowReaderMetadata::try_new(
+        Arc::clone(meta.metadata()),
+        ArrowReaderOptions::new().with_schema(schema),
+    )?)
+}
+
 /// A clone of `file` (the same open file, sharing its offset: one reader
 /// at a time) read from its start.
 pub(crate) fn rewound(file: &File) -> Result<File> {
@@ -359,17 +459,76 @@ pub(crate) struct Batches {
 
 /// The readers behind [`Batches`].
 enum Inner {
-    /// Row group after row group, each its own reader.
-    Parquet {
-        groups: std::ops::Range<usize>,
-        file: File,
-        meta: ArrowReaderMetadata,
-        mask: ProjectionMask,
-        /// The row group being read, and its reader.
-        current: Option<(usize, ParquetRecordBatchReader)>,
-    },
+    /// Parquet, row group after row group.
+    Parquet(Box<ParquetGroups>),
     /// An Arrow IPC file or stream reader.
     Arrow(Box<dyn RecordBatchReader + Send>),
+    /// A decoder panicked (its error returned): nothing more is read.
+    Stopped,
+}
+
+/// A Parquet file's row groups, each read by a reader of its own once its
+/// column chunks' page headers pass [`parquet_checks::check_row_group`],
+/// and its rows counted against its claim.
+struct ParquetGroups {
+    groups: std::ops::Range<usize>,
+    file: File,
+    meta: ArrowReaderMetadata,
+    footer: Footer,
+    mask: ProjectionMask,
+    /// The leaf columns read (whose page headers are checked).
+    leaves: Vec<usize>,
+    /// The row group being read, its reader and the rows it gave so far.
+    current: Option<(usize, ParquetRecordBatchReader, u64)>,
+}
+
+impl ParquetGroups {
+    /// The next batch and its row group.
+    fn next_batch(&mut self) -> Option<Result<(usize, RecordBatch)>> {
+        loop {
+            if let Some((group, reader, rows)) = &mut self.current {
+                match reader.next() {
+                    Some(Ok(batch)) => {
+                        *rows += batch.num_rows() as u64;
+                        return Some(Ok((*group, batch)));
+                    }
+                    Some(Err(e)) => return Some(Err(anyhow::Error::new(e))),
+                    None => {
+                        let claimed = self.meta.metadata().row_group(*group).num_rows();
+                        if *rows != claimed as u64 {
+                            return Some(Err(anyhow!(
+                                "row group {group} claims {claimed} rows, but {rows} were read: \
+                                 the file is damaged"
+                            )));
+                        }
+                        self.current = None;
+                    }
+                }
+            }
+            let group = self.groups.next()?;
+            let reader = parquet_checks::check_row_group(
+                &self.file,
+                self.footer,
+                self.meta.metadata(),
+                group,
+                &self.leaves,
+            )
+            .and_then(|()| Ok(self.file.try_clone()?))
+            .and_then(|f| {
+                Ok(
+                    ParquetRecordBatchReaderBuilder::new_with_metadata(f, self.meta.clone())
+                        .with_row_groups(vec![group])
+                        .with_projection(self.mask.clone())
+                        .with_batch_size(BATCH_ROWS)
+                        .build()?,
+                )
+            });
+            match reader {
+                Ok(reader) => self.current = Some((group, reader, 0)),
+                Err(e) => return Some(Err(e)),
+            }
+        }
+    }
 }
 
 impl Iterator for Batches {
@@ -377,38 +536,25 @@ impl Iterator for Batches {
     type Item = Result<(usize, RecordBatch)>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let result = match &mut self.inner {
-            Inner::Arrow(reader) => reader.next()?.map(|b| (0, b)).map_err(anyhow::Error::new),
-            Inner::Parquet {
-                groups,
-                file,
-                meta,
-                mask,
-                current,
-            } => loop {
-                if let Some((group, reader)) = current {
-                    match reader.next() {
-                        Some(Ok(batch)) => break Ok((*group, batch)),
-                        Some(Err(e)) => break Err(anyhow::Error::new(e)),
-                        None => *current = None,
-                    }
-                }
-                let group = groups.next()?;
-                let reader = file.try_clone().map_err(anyhow::Error::new).and_then(|f| {
-                    ParquetRecordBatchReaderBuilder::new_with_metadata(f, meta.clone())
-                        .with_row_groups(vec![group])
-                        .with_projection(mask.clone())
-                        .with_batch_size(BATCH_ROWS)
-                        .build()
-                        .map_err(anyhow::Error::new)
-                });
-                match reader {
-                    Ok(reader) => *current = Some((group, reader)),
-                    Err(e) => break Err(e),
-                }
-            },
+        let inner = &mut self.inner;
+        let result = guard::decode(|| {
+            Ok(match inner {
+                Inner::Arrow(reader) => reader
+                    .next()
+                    .map(|b| b.map(|b| (0, b)).map_err(anyhow::Error::new)),
+                Inner::Parquet(groups) => groups.next_batch(),
+                Inner::Stopped => None,
+            })
+        });
+        let item = match result {
+            Ok(item) => item?,
+            // A panic: the reader is not used again.
+            Err(e) => {
+                self.inner = Inner::Stopped;
+                Err(e)
+            }
         };
-        Some(result.with_context(|| (self.context)()))
+        Some(item.with_context(|| (self.context)()))
     }
 }
 
