@@ -1,7 +1,8 @@
 //! The `lesshash` binary on damaged and lying inputs, as a hostile user
 //! would give them: Parquet and Arrow IPC files cut short or with words of
 //! them set to extremes, footers whose row counts and schema lie, page
-//! headers that claim more than their page holds. Every one gets exit status 2 and one line naming the file
+//! headers that claim more than their page holds, and CSV whose records
+//! have no end. Every one gets exit status 2 and one line naming the file
 //! (or, where the damage changes only values, an ordinary result), never a
 //! panic or an abort, and leaves nothing beside the user's files.
 
@@ -532,4 +533,45 @@ fn a_parquet_date_is_its_day_whatever_arrow_type_the_writer_recorded() {
         std::fs::read(dir.path("d64.parquet.lhbf")).unwrap(),
         std::fs::read(dir.path("d32.parquet.lhbf")).unwrap()
     );
+}
+
+#[test]
+fn csv_records_are_bounded_and_keep_quoted_carriage_returns() {
+    let dir = Dir::new();
+    let (c, f) = (dir.s("t.csv"), dir.s("f.lhbf"));
+    // A quoted field ending in \r keeps it; a \r\n line end does not.
+    std::fs::write(&c, b"id,name\n1,\"abc\r\"\n2,def\r\n").unwrap();
+    let o = lesshash(&[
+        "build", "-i", &c, "--column", "name", "-o", &f, "--fpr", "0.001", "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let filter = BloomFilter::from_bytes(&std::fs::read(&f).unwrap()).unwrap();
+    assert!(filter.contains(b"abc\r") && filter.contains(b"def"));
+    assert!(!filter.contains(b"abc") && !filter.contains(b"def\r"));
+    // --keys int names the line of a bad key, a quoted record spanning
+    // lines before it counted.
+    std::fs::write(&c, b"id,note\n1,\"two\nlines\"\n2,x\nzz,y\n").unwrap();
+    let o = lesshash(&[
+        "build", "-i", &c, "--column", "id", "--keys", "int", "-o", &f, "--fpr", "0.01",
+    ]);
+    assert_error(&o, &["t.csv, line 5: key \"zz\" is not an integer"]);
+    // An unmatched quote on line 3 makes the rest one record: refused at
+    // the record limit (64 MiB), naming the line and the quote.
+    let mut data = b"id\n1\n\"2\n".to_vec();
+    let row = [b'x'; 1023];
+    while data.len() <= 65 << 20 {
+        data.extend_from_slice(&row);
+        data.push(b'\n');
+    }
+    std::fs::write(&c, &data).unwrap();
+    let o = lesshash(&["build", "-i", &c, "-o", &f, "--fpr", "0.01"]);
+    assert_error(
+        &o,
+        &[
+            "t.csv",
+            "the record on line 3 is longer than 64 MiB",
+            "never closed",
+        ],
+    );
+    assert_eq!(dir.names(), ["f.lhbf", "t.csv"]);
 }

@@ -466,8 +466,7 @@ impl Job<'_> {
         let mut flush = |batch: &mut crate::csv::Batch| -> Result<()> {
             let cut = batch.keys();
             filter.insert_keys(
-                encode_keys(keys_as, &cut, &mut ints)
-                    .with_context(|| format!("cannot read the keys of {name}"))?,
+                encode_keys(keys_as, &cut, &mut ints).map_err(|e| batch.at_line(e, &name))?,
                 self.pool,
             );
             keys += cut.len() as u64;

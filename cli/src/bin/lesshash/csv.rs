@@ -8,10 +8,15 @@ use std::io::{self, Read, Write};
 
 use anyhow::{Context, Result, bail};
 
-use crate::input::InputArgs;
+use crate::input::{BadKey, InputArgs};
 
 /// Records per batch of keys: one batch query or insert each.
 pub(crate) const BATCH_RECORDS: usize = 64 << 10;
+
+/// The longest record read: 64 MiB. A record is held whole (its raw bytes
+/// and its fields), so an unmatched quote, which makes the rest of the
+/// input one field, must not take the input's size in memory.
+pub(crate) const MAX_RECORD_BYTES: usize = 64 << 20;
 
 /// Records of a CSV input, one at a time, each with its raw bytes.
 pub(crate) struct Records<R> {
@@ -29,6 +34,8 @@ pub(crate) struct Records<R> {
     ends: Vec<usize>,
     /// Bytes read before `buf[0]`.
     consumed: u64,
+    /// Lines before `buf[start]` (line ends counted).
+    lines: u64,
 }
 
 /// One record: its fields, and its raw bytes (from its first byte through
@@ -36,6 +43,8 @@ pub(crate) struct Records<R> {
 pub(crate) struct Record<'a> {
     /// The record as it is in the input.
     pub raw: &'a [u8],
+    /// The line it starts on, 1-based.
+    pub line: u64,
     /// The fields' unescaped bytes, end to end.
     fields: &'a [u8],
     /// Where each field ends in `fields`.
@@ -50,7 +59,9 @@ impl<'a> Record<'a> {
         let field = &self.fields[start..end];
         // A `\r\n` line end leaves its `\r` on the last field: records end
         // at `\n` only, so that a record's raw bytes include its line end.
-        Some(if i + 1 == self.ends.len() {
+        // A `\r` inside quotes (`"abc\r"` then `\n`) is the field's own.
+        let crlf = self.raw.ends_with(b"\r\n") || self.raw.ends_with(b"\r");
+        Some(if crlf && i + 1 == self.ends.len() {
             field.strip_suffix(b"\r").unwrap_or(field)
         } else {
             field
@@ -81,6 +92,7 @@ impl<R: Read> Records<R> {
             fields: vec![0; 4 << 10],
             ends: vec![0; 64],
             consumed: 0,
+            lines: 0,
         }
     }
 
@@ -101,7 +113,26 @@ impl<R: Read> Records<R> {
         if self.filled == self.buf.len() {
             // One record longer than the buffer.
             let len = self.buf.len();
-            self.buf.resize(len * 2, 0);
+            if len >= MAX_RECORD_BYTES {
+                // The record starts after the blank lines before it.
+                let blank = self.buf.iter().take_while(|&&b| b == b'\n').count();
+                let line = self.lines + 1 + blank as u64;
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!(
+                        "the record on line {line} is longer than {} MiB, the most a record \
+                         may be{}",
+                        MAX_RECORD_BYTES >> 20,
+                        if memchr::memchr(b'"', &self.buf[..]).is_some() {
+                            ": a quote (\") opened there and never closed makes the rest of the \
+                             input one field"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            self.buf.resize((len * 2).min(MAX_RECORD_BYTES), 0);
         }
         loop {
             match self.reader.read(&mut self.buf[self.filled..]) {
@@ -122,10 +153,11 @@ impl<R: Read> Records<R> {
     /// The next record, `None` at the end of the input. Blank lines are
     /// skipped (their bytes are not part of any record).
     pub(crate) fn next_record(&mut self) -> io::Result<Option<Record<'_>>> {
-        let Some((raw_start, nout, nend)) = self.parse_record()? else {
+        let Some((raw_start, nout, nend, line)) = self.parse_record()? else {
             return Ok(None);
         };
         Ok(Some(Record {
+            line,
             raw: &self.buf[raw_start..self.pos],
             fields: &self.fields[..nout],
             ends: &self.ends[..nend],
@@ -133,8 +165,8 @@ impl<R: Read> Records<R> {
     }
 
     /// Parses the next record: where its raw bytes start (they end at
-    /// `pos`), and the lengths of its fields and ends.
-    fn parse_record(&mut self) -> io::Result<Option<(usize, usize, usize)>> {
+    /// `pos`), the lengths of its fields and ends, and its first line.
+    fn parse_record(&mut self) -> io::Result<Option<(usize, usize, usize, u64)>> {
         use csv_core::ReadRecordResult as R;
         loop {
             let (mut nout, mut nend) = (0, 0);
@@ -174,13 +206,16 @@ impl<R: Read> Records<R> {
             while raw_start < self.pos && self.buf[raw_start] == b'\n' {
                 raw_start += 1;
             }
+            let line = self.lines + 1 + (raw_start - self.start) as u64;
+            self.lines +=
+                memchr::memchr_iter(b'\n', &self.buf[self.start..self.pos]).count() as u64;
             self.start = self.pos;
             let raw = &self.buf[raw_start..self.pos];
             if raw == b"\r\n" || raw == b"\r" {
                 // A blank line of a `\r\n` file.
                 continue;
             }
-            return Ok(Some((raw_start, nout, nend)));
+            return Ok(Some((raw_start, nout, nend, line)));
         }
     }
 }
@@ -296,6 +331,8 @@ pub(crate) struct Batch {
     key_ends: Vec<usize>,
     /// Per record: whether it has the key field.
     has_key: Vec<bool>,
+    /// The line each key's record starts on (for messages).
+    key_lines: Vec<u64>,
     /// Whether the raw bytes are kept (`filter` writes them).
     keep_raw: bool,
 }
@@ -316,6 +353,7 @@ impl Batch {
         self.keys.clear();
         self.key_ends.clear();
         self.has_key.clear();
+        self.key_lines.clear();
     }
 
     /// The records in the batch.
@@ -334,6 +372,7 @@ impl Batch {
                 self.keys.extend_from_slice(k);
                 self.key_ends.push(self.keys.len());
                 self.has_key.push(true);
+                self.key_lines.push(record.line);
             }
             None => self.has_key.push(false),
         }
@@ -350,6 +389,16 @@ impl Batch {
                 k
             })
             .collect()
+    }
+
+    /// `err` with the file and the line of its key in front when it is a
+    /// [`BadKey`] (`index`: among [`Batch::keys`]); any other error as it
+    /// is.
+    pub(crate) fn at_line(&self, err: anyhow::Error, name: &str) -> anyhow::Error {
+        match err.downcast_ref::<BadKey>() {
+            Some(bad) => anyhow::anyhow!("{name}, line {}: {bad}", self.key_lines[bad.index]),
+            None => err.context(format!("cannot read the keys of {name}")),
+        }
     }
 
     /// The records without a key.

@@ -301,8 +301,7 @@ fn csv(
                 found.clear();
                 found.resize(keys.len(), false);
                 filter.contains_keys(
-                    encode_keys(keys_as, &keys, &mut ints)
-                        .with_context(|| format!("cannot read the keys of {name}"))?,
+                    encode_keys(keys_as, &keys, &mut ints).map_err(|e| batch.at_line(e, &name))?,
                     &mut found,
                     pool,
                 )?;
