@@ -424,6 +424,55 @@ fn a_dictionary_larger_than_its_page_is_refused() {
 }
 
 #[test]
+fn delta_encoded_lengths_beyond_their_page_are_refused() {
+    let dir = Dir::new();
+    let p = dir.s("t.parquet");
+    // 300 strings, DELTA_LENGTH_BYTE_ARRAY in an uncompressed v2 page: the
+    // lengths' header is block 128 (80 01), 4 mini blocks (04), 300
+    // values (ac 02); the count made 1000 (e8 07), the same length. The
+    // decoder allocates a length per counted value before it decodes one.
+    let names: StringArray = (0..300).map(|i| Some(format!("user{i}"))).collect();
+    let batch = RecordBatch::try_from_iter([("user", Arc::new(names) as ArrayRef)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_writer_version(WriterVersion::PARQUET_2_0)
+        .set_compression(Compression::UNCOMPRESSED)
+        .set_dictionary_enabled(false)
+        .set_encoding(parquet::basic::Encoding::DELTA_LENGTH_BYTE_ARRAY)
+        .build();
+    write_parquet(&dir.path("t.parquet"), &batch, props);
+    let mut data = std::fs::read(&p).unwrap();
+    let header = [0x80, 0x01, 0x04, 0xac, 0x02];
+    let at = data
+        .windows(header.len())
+        .position(|w| w == header)
+        .expect("the lengths' header");
+    data[at + 3..at + 5].copy_from_slice(&[0xe8, 0x07]);
+    std::fs::write(&p, data).unwrap();
+    let f = dir.s("f.lhbf");
+    for threads in ["1", "2"] {
+        let o = lesshash(&[
+            "build",
+            "-i",
+            &p,
+            "-o",
+            &f,
+            "--fpr",
+            "0.01",
+            "--threads",
+            threads,
+        ]);
+        assert_error(
+            &o,
+            &[
+                "t.parquet",
+                "row group 0, column user",
+                "data page 0 holds 300 values, but its delta-encoded lengths count 1000",
+            ],
+        );
+    }
+}
+
+#[test]
 fn a_footer_longer_than_the_file_is_refused() {
     let dir = Dir::new();
     let p = dir.s("t.parquet");
@@ -502,6 +551,99 @@ fn ipc_lengths_are_checked_against_the_file() {
             }
         }
     }
+}
+
+#[test]
+fn a_file_row_count_its_row_groups_do_not_sum_to_is_refused() {
+    let dir = Dir::new();
+    let p = dir.s("t.parquet");
+    write_parquet(
+        &dir.path("t.parquet"),
+        &table(3),
+        WriterProperties::default(),
+    );
+    // FileMetaData's num_rows (field 3, i64, after the schema list) = 3,
+    // zigzag 6; made 4 (zigzag 8).
+    patch_footer(&dir.path("t.parquet"), &[0x16, 0x06], &[0x16, 0x08]);
+    let f = dir.s("f.lhbf");
+    let o = lesshash(&[
+        "build", "-i", &p, "--column", "id", "-o", &f, "--fpr", "0.01",
+    ]);
+    assert_error(
+        &o,
+        &[
+            "t.parquet",
+            "its footer claims 4 rows, but its row groups claim 3",
+        ],
+    );
+}
+
+#[test]
+fn an_ipc_file_footer_beyond_the_file_is_refused() {
+    let dir = Dir::new();
+    let p = dir.s("t.arrow");
+    let batch = table(3);
+    let mut w = FileWriter::try_new(File::create(&p).unwrap(), &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    let mut data = std::fs::read(&p).unwrap();
+    let n = data.len();
+    data[n - 10..n - 6].copy_from_slice(&i32::MAX.to_le_bytes());
+    std::fs::write(&p, data).unwrap();
+    let f = dir.s("f.lhbf");
+    let o = lesshash(&[
+        "build", "-i", &p, "--column", "id", "-o", &f, "--fpr", "0.01",
+    ]);
+    assert_error(&o, &["t.arrow", "its footer claims 2147483647 bytes"]);
+}
+
+#[test]
+fn a_compressed_ipc_buffer_declaring_terabytes_is_refused() {
+    let dir = Dir::new();
+    let p = dir.s("t.arrows");
+    let batch = table(100);
+    let options = IpcWriteOptions::default()
+        .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))
+        .unwrap();
+    let mut data = Vec::new();
+    let mut w = StreamWriter::try_new_with_options(&mut data, &batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    drop(w);
+    // The second message, the batch: its first non-empty buffer's
+    // eight-byte decompressed length made 2^40.
+    let message_at = |pos: usize| {
+        let len = i32::from_le_bytes(data[pos + 4..pos + 8].try_into().unwrap()) as usize;
+        (pos + 8, len)
+    };
+    let (meta, len) = message_at(0);
+    let schema_end = meta + len;
+    let (meta, len) = message_at(schema_end);
+    let message = arrow_ipc::root_as_message(&data[meta..meta + len]).unwrap();
+    let body = meta + len;
+    let buffer = message
+        .header_as_record_batch()
+        .unwrap()
+        .buffers()
+        .unwrap()
+        .iter()
+        .find(|b| b.length() >= 8)
+        .unwrap();
+    let at = body + buffer.offset() as usize;
+    data[at..at + 8].copy_from_slice(&(1u64 << 40).to_le_bytes());
+    std::fs::write(&p, data).unwrap();
+    let f = dir.s("f.lhbf");
+    let o = lesshash(&[
+        "build", "-i", &p, "--column", "id", "-o", &f, "--fpr", "0.01",
+    ]);
+    assert_error(
+        &o,
+        &[
+            "t.arrows",
+            "message 1",
+            "claims 1099511627776 bytes decompressed",
+        ],
+    );
 }
 
 #[test]

@@ -442,15 +442,8 @@ fn check_delta_lengths(
         // DELTA_BYTE_ARRAY: the prefix lengths, then the suffixes' lengths.
         let mut at = 0;
         for _ in 0..headers {
-            let (total, end) = delta_run(&values[at.min(values.len())..]).map_err(|e| {
-                anyhow!("data page {index}: its delta-encoded lengths are damaged ({e})")
-            })?;
-            if total > u64::from(count) {
-                bail!(
-                    "data page {index} holds {count} values, but its delta-encoded lengths count {total}"
-                );
-            }
-            at += end;
+            at += delta_run(&values[at.min(values.len())..], u64::from(count))
+                .map_err(|e| anyhow!("data page {index} {e}"))?;
         }
     }
     Ok(())
@@ -472,31 +465,38 @@ fn levels_len(buf: &[u8], max: i16, values: u32, encoding: parquet::basic::Encod
     }
 }
 
-/// A `DELTA_BINARY_PACKED` run at the start of `bytes`: the values its
-/// header counts, and where it ends (its blocks skipped, as the decoder
-/// reads them: a block's mini blocks past the last value take no bytes).
-fn delta_run(bytes: &[u8]) -> Result<(u64, usize), ThriftError> {
+/// Checks the `DELTA_BINARY_PACKED` run at the start of `bytes`: the
+/// values its header counts at most `values` (the page's), then its
+/// blocks skipped as the decoder reads them (a block's mini blocks past
+/// the last value take no bytes); returns where it ends.
+fn delta_run(bytes: &[u8], values: u64) -> Result<usize, String> {
+    const TRUNCATED: &str = "ends inside its delta-encoded lengths";
     let mut pos = 0usize;
-    let varint = |pos: &mut usize| -> Result<u64, ThriftError> {
+    let varint = |pos: &mut usize| -> Result<u64, String> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
-            let b = *bytes.get(*pos).ok_or(ThriftError::Truncated)?;
+            let b = *bytes.get(*pos).ok_or(TRUNCATED)?;
             *pos += 1;
             v |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
                 return Ok(v);
             }
         }
-        Err(ThriftError::Invalid("a varint longer than 64 bits".into()))
+        Err("has a varint longer than 64 bits in its delta-encoded lengths".into())
     };
     let block = varint(&mut pos)?;
     let minis = varint(&mut pos)?;
     let total = varint(&mut pos)?;
     varint(&mut pos)?; // The first value.
+    if total > values {
+        return Err(format!(
+            "holds {values} values, but its delta-encoded lengths count {total}"
+        ));
+    }
     if block == 0 || minis == 0 || block % minis != 0 || block > 1 << 20 {
-        return Err(ThriftError::Invalid(format!(
-            "blocks of {block} values in {minis} mini blocks"
-        )));
+        return Err(format!(
+            "has delta-encoded lengths in blocks of {block} values in {minis} mini blocks"
+        ));
     }
     let per_mini = block / minis;
     let mut left = total.saturating_sub(1);
@@ -504,7 +504,7 @@ fn delta_run(bytes: &[u8]) -> Result<(u64, usize), ThriftError> {
         varint(&mut pos)?; // The block's smallest delta.
         let widths = bytes
             .get(pos..pos.saturating_add(minis as usize))
-            .ok_or(ThriftError::Truncated)?;
+            .ok_or(TRUNCATED)?;
         pos += minis as usize;
         for &width in widths {
             if left == 0 {
@@ -514,8 +514,8 @@ fn delta_run(bytes: &[u8]) -> Result<(u64, usize), ThriftError> {
             left = left.saturating_sub(per_mini);
         }
         if pos > bytes.len() {
-            return Err(ThriftError::Truncated);
+            return Err(TRUNCATED.into());
         }
     }
-    Ok((total, pos))
+    Ok(pos)
 }
