@@ -37,7 +37,9 @@ fn version(v: u8) -> PyResult<SparkVersion> {
 }
 
 /// One key: an `int` (a long: Spark widens bytes, shorts and ints to
-/// one), a `str` (its UTF-8 bytes) or `bytes`.
+/// one; an int from 2**63 to 2**64 - 1 is the long of its 64 bits, as a
+/// uint64 array's value is in ``add_many`` and on the command line), a
+/// `str` (its UTF-8 bytes) or `bytes`.
 enum OneKey {
     Long(i64),
     Bytes(Vec<u8>),
@@ -45,11 +47,16 @@ enum OneKey {
 
 fn one_key(key: &Bound<'_, PyAny>) -> PyResult<OneKey> {
     if key.is_instance_of::<PyInt>() {
-        return key.extract::<i64>().map(OneKey::Long).map_err(|_| {
-            PyValueError::new_err(format!(
-                "key {key} is outside a Spark long (-2**63 to 2**63 - 1)"
-            ))
-        });
+        return key
+            .extract::<i64>()
+            .or_else(|_| key.extract::<u64>().map(|k| k as i64))
+            .map(OneKey::Long)
+            .map_err(|_| {
+                PyValueError::new_err(format!(
+                    "key {key} is outside a Spark long and its unsigned bits (-2**63 to \
+                     2**64 - 1)"
+                ))
+            });
     }
     if let Ok(s) = key.cast::<PyString>() {
         return Ok(OneKey::Bytes(s.to_str()?.as_bytes().to_vec()));

@@ -86,7 +86,9 @@ def test_nulls_set_algebra_and_errors():
     with pytest.raises(TypeError, match="an int, str or bytes"):
         f.add(1.5)
     with pytest.raises(ValueError, match="outside a Spark long"):
-        f.add(2**63)
+        f.add(2**64)
+    with pytest.raises(ValueError, match="outside a Spark long"):
+        f.add(-(2**63) - 1)
     with pytest.raises(ValueError, match="truncated"):
         SparkBloomFilter.from_bytes(f.to_bytes()[:-1])
     with pytest.raises(ValueError, match="`version` out of range"):
@@ -127,3 +129,17 @@ def test_spark_reads_the_filters_lesshash_writes():
             out = jvm.java.io.ByteArrayOutputStream()
             theirs.writeTo(out)
             assert bytes(out.toByteArray()) == f.to_bytes()
+
+
+def test_a_uint64_above_2_63_is_the_long_of_its_bits_on_every_path():
+    # One rule for the one-key call, the batch and the command line: an
+    # unsigned value is the Spark long with its 64 bits (-1 for 2**64 - 1).
+    one, batch = SparkBloomFilter(1000, 0.01), SparkBloomFilter(1000, 0.01)
+    big = [2**63, 2**63 + 12345, 2**64 - 1]
+    for k in big:
+        one.add(k)
+    batch.add_many(pa.array(big, pa.uint64()))
+    assert one.to_bytes() == batch.to_bytes()
+    as_longs = [k - 2**64 for k in big]
+    assert all(k in one for k in big) and all(k in one for k in as_longs)
+    assert batch.contains_many(pa.array(as_longs, pa.int64())).all()
