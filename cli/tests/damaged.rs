@@ -647,6 +647,93 @@ fn a_compressed_ipc_buffer_declaring_terabytes_is_refused() {
 }
 
 #[test]
+fn honest_edge_files_are_read() {
+    let dir = Dir::new();
+    // pyarrow's empty table without dictionaries: one row group of 0
+    // rows whose column chunks have offset 0 and size 0.
+    let empty = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/empty-pyarrow.parquet"
+    );
+    let (f, out) = (dir.s("f.lhbf"), dir.s("out.parquet"));
+    let o = lesshash(&[
+        "build", "-i", empty, "--column", "id", "-o", &f, "--fpr", "0.01", "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = lesshash(&[
+        "filter", &f, "-i", empty, "--column", "id", "-o", &out, "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // An IPC stream with a few stray bytes after its last message (and no
+    // end marker): the stream reader takes them as the end.
+    let batch = table(5);
+    let mut data = Vec::new();
+    let mut w = StreamWriter::try_new(&mut data, &batch.schema()).unwrap();
+    w.write(&batch).unwrap();
+    drop(w);
+    data.extend_from_slice(&[1, 2, 3]);
+    let p = dir.s("t.arrows");
+    std::fs::write(&p, data).unwrap();
+    let o = lesshash(&[
+        "build", "-i", &p, "--column", "id", "-o", &f, "--fpr", "0.01", "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn an_ipc_file_block_must_agree_with_its_message() {
+    let dir = Dir::new();
+    let p = dir.s("t.arrow");
+    let batch = table(100);
+    let options = IpcWriteOptions::default()
+        .try_with_compression(Some(arrow_ipc::CompressionType::LZ4_FRAME))
+        .unwrap();
+    let mut w =
+        FileWriter::try_new_with_options(File::create(&p).unwrap(), &batch.schema(), options)
+            .unwrap();
+    w.write(&batch).unwrap();
+    w.finish().unwrap();
+    let mut data = std::fs::read(&p).unwrap();
+    // The record batch's block in the footer (offset, metadata length,
+    // padding, body length): eight bytes moved from the body to the
+    // metadata, so the reader would take the body eight bytes late, past
+    // the buffer prefixes the check read.
+    let n = data.len();
+    let footer_len = i32::from_le_bytes(data[n - 10..n - 6].try_into().unwrap()) as usize;
+    let footer_at = n - 10 - footer_len;
+    let footer = arrow_ipc::root_as_footer(&data[footer_at..n - 10]).unwrap();
+    let block = footer.recordBatches().unwrap().get(0);
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(&block.offset().to_le_bytes());
+    bytes.extend_from_slice(&block.metaDataLength().to_le_bytes());
+    bytes.extend_from_slice(&[0; 4]);
+    bytes.extend_from_slice(&block.bodyLength().to_le_bytes());
+    let (meta, body) = (block.metaDataLength(), block.bodyLength());
+    let at = footer_at
+        + data[footer_at..]
+            .windows(bytes.len())
+            .position(|w| w == bytes)
+            .expect("the block");
+    data[at + 8..at + 12].copy_from_slice(&(meta + 8).to_le_bytes());
+    data[at + 16..at + 24].copy_from_slice(&(body - 8).to_le_bytes());
+    std::fs::write(&p, data).unwrap();
+    let f = dir.s("f.lhbf");
+    let o = lesshash(&[
+        "build", "-i", &p, "--column", "id", "-o", &f, "--fpr", "0.01",
+    ]);
+    assert_error(
+        &o,
+        &[
+            "t.arrow",
+            &format!(
+                "the block claims {} bytes of metadata, its message {meta}",
+                meta + 8
+            ),
+        ],
+    );
+}
+
+#[test]
 fn a_parquet_date_is_its_day_whatever_arrow_type_the_writer_recorded() {
     let dir = Dir::new();
     // pyarrow writes a date64 column as Parquet DATE (days) and records
@@ -716,4 +803,15 @@ fn csv_records_are_bounded_and_keep_quoted_carriage_returns() {
         ],
     );
     assert_eq!(dir.names(), ["f.lhbf", "t.csv"]);
+    // Blank lines are no record: 65 MiB of them before a record are not
+    // refused, and the lines after them are counted.
+    let mut data = b"id\n".to_vec();
+    data.resize(3 + (65 << 20), b'\n');
+    data.extend_from_slice(b"1\nzz\n");
+    std::fs::write(&c, &data).unwrap();
+    let o = lesshash(&[
+        "build", "-i", &c, "--keys", "int", "-o", &f, "--fpr", "0.01",
+    ]);
+    let line = 1 + (65 << 20) + 2;
+    assert_error(&o, &[&format!("t.csv, line {line}: key \"zz\"")]);
 }

@@ -435,10 +435,14 @@ fn dates_as_days(meta: ArrowReaderMetadata) -> Result<ArrowReaderMetadata> {
         fields,
         schema.metadata().clone(),
     ));
+    // A schema the reader does not take as it is (field metadata, nested
+    // types it infers otherwise) keeps the recorded types rather than
+    // refusing a readable file.
     Ok(ArrowReaderMetadata::try_new(
         Arc::clone(meta.metadata()),
         ArrowReaderOptions::new().with_schema(schema),
-    )?)
+    )
+    .unwrap_or(meta))
 }
 
 /// A clone of `file` (the same open file, sharing its offset: one reader

@@ -103,6 +103,14 @@ impl<R: Read> Records<R> {
 
     /// Reads more input, keeping `buf[start..]`.
     fn refill(&mut self) -> io::Result<()> {
+        // Blank lines the parser has passed belong to no record: they do
+        // not count toward the next record's size.
+        let blank = self.buf[self.start..self.pos]
+            .iter()
+            .take_while(|&&b| b == b'\n')
+            .count();
+        self.start += blank;
+        self.lines += blank as u64;
         if self.start > 0 {
             self.consumed += self.start as u64;
             self.buf.copy_within(self.start..self.filled, 0);
@@ -114,9 +122,7 @@ impl<R: Read> Records<R> {
             // One record longer than the buffer.
             let len = self.buf.len();
             if len >= MAX_RECORD_BYTES {
-                // The record starts after the blank lines before it.
-                let blank = self.buf.iter().take_while(|&&b| b == b'\n').count();
-                let line = self.lines + 1 + blank as u64;
+                let line = self.lines + 1;
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidData,
                     format!(

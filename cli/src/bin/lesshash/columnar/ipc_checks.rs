@@ -35,7 +35,7 @@ pub(crate) fn check_stream(file: &File, len: u64) -> Result<()> {
         match check_message(file, len, pos)
             .map_err(|e| anyhow!("message {index} at byte {pos}: {e}: the stream is damaged"))?
         {
-            Some(next) => pos = next,
+            Some((_, next)) => pos = next,
             None => return Ok(()),
         }
         index += 1;
@@ -89,26 +89,39 @@ pub(crate) fn check_file(file: &File, len: u64) -> Result<()> {
                  the file's {footer_start} bytes of messages: the file is damaged"
             );
         }
+        // The reader takes the body from where the block says the
+        // metadata ends: the message's own lengths must agree with it.
         let end = offset as u64 + meta as u64 + body as u64;
-        check_message(file, end, offset as u64)
-            .map_err(|e| anyhow!("block {i} at byte {offset}: {e}: the file is damaged"))?;
+        let damaged = |e: String| anyhow!("block {i} at byte {offset}: {e}: the file is damaged");
+        match check_message(file, end, offset as u64).map_err(|e| damaged(e.to_string()))? {
+            Some((body_start, _)) if body_start == offset as u64 + meta as u64 => {}
+            Some((body_start, _)) => {
+                return Err(damaged(format!(
+                    "the block claims {meta} bytes of metadata, its message {}",
+                    body_start - offset as u64
+                )));
+            }
+            None => return Err(damaged("the block holds no message".into())),
+        }
     }
     Ok(())
 }
 
 /// Checks the message at `pos`, which must end by byte `end`; returns
-/// where the next one starts, or `None` at the end-of-stream marker.
-fn check_message(file: &File, end: u64, pos: u64) -> Result<Option<u64>> {
+/// where its body starts and where the next message starts, or `None` at
+/// the end-of-stream marker (or fewer bytes than a length, which the
+/// stream reader also takes as the end).
+fn check_message(file: &File, end: u64, pos: u64) -> Result<Option<(u64, u64)>> {
     let left = end - pos;
     if left < 4 {
-        bail!("{left} bytes where a message's length is expected");
+        return Ok(None);
     }
     let mut word = [0u8; 4];
     read_at(file, pos, &mut word)?;
     let mut at = pos + 4;
     if word == CONTINUATION {
         if left < 8 {
-            bail!("{left} bytes where a message's length is expected");
+            return Ok(None);
         }
         read_at(file, at, &mut word)?;
         at += 4;
@@ -133,7 +146,7 @@ fn check_message(file: &File, end: u64, pos: u64) -> Result<Option<u64>> {
         bail!("it claims a body of {body} bytes, {} are left", end - at);
     }
     check_buffers(file, &message, at, body as u64)?;
-    Ok(Some(at + body as u64))
+    Ok(Some((at, at + body as u64)))
 }
 
 /// Checks a batch message's buffers: each within the body of `body` bytes

@@ -173,13 +173,22 @@ fn check_chunk(
     leaf: usize,
 ) -> Result<Pages> {
     let column = meta.row_group(group).column(leaf);
-    if column.file_path().is_some() {
+    if column.file_path().is_some_and(|p| !p.is_empty()) {
         bail!("its data is in another file, which is not read");
     }
+    let descr = meta.file_metadata().schema_descr().column(leaf);
+    let flat = descr.max_rep_level() == 0;
     let start = column
         .dictionary_page_offset()
         .unwrap_or(column.data_page_offset());
     let size = column.compressed_size();
+    if size == 0 {
+        // No pages (pyarrow's empty row group writes offset 0 and size 0):
+        // nothing is read, and the row group must claim no rows.
+        return Ok(Pages {
+            rows: flat.then_some(0),
+        });
+    }
     if start < 4 || size < 0 || (start as u64).saturating_add(size as u64) > footer.data_end {
         bail!(
             "its chunk claims bytes {start} to {start} + {size}, outside the file's data (4 \
@@ -187,8 +196,6 @@ fn check_chunk(
             footer.data_end
         );
     }
-    let descr = meta.file_metadata().schema_descr().column(leaf);
-    let flat = descr.max_rep_level() == 0;
     // The fewest bytes a dictionary value takes, PLAIN-encoded: a bound on
     // the values a dictionary page of a given size can hold.
     let value_bits: u64 = match descr.physical_type() {
@@ -210,6 +217,9 @@ fn check_chunk(
                 Ok(h) => break h,
                 Err(ThriftError::Truncated) if n == window.len() && n < MAX_PAGE_HEADER => {
                     window.resize((2 * n).min(MAX_PAGE_HEADER), 0);
+                }
+                Err(ThriftError::Truncated) if n == MAX_PAGE_HEADER => {
+                    bail!("the page header at byte {pos} is longer than 16 MiB")
                 }
                 Err(ThriftError::Truncated) => {
                     bail!("the page header at byte {pos} runs past its chunk")
