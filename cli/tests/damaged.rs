@@ -7,8 +7,8 @@
 //! panic or an abort, and leaves nothing beside the user's files.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Date32Array, Date64Array, Int64Array, RecordBatch, StringArray};
@@ -19,49 +19,9 @@ use parquet::basic::{Compression, ZstdLevel};
 use parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader, ParquetMetaDataWriter};
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lesshash");
+mod common;
 
-fn lesshash<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(BIN).args(args).output().expect("run lesshash")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Exit status 2, one line containing every `needles`, and no panic.
-#[track_caller]
-fn assert_error(o: &Output, needles: &[&str]) {
-    let err = stderr(o);
-    assert_eq!(o.status.code(), Some(2), "stderr: {err}");
-    assert!(!err.contains("panicked"), "{err}");
-    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
-    for n in needles {
-        assert!(err.contains(n), "expected {n:?} in: {err}");
-    }
-}
-
-struct Dir(tempfile::TempDir);
-
-impl Dir {
-    fn new() -> Self {
-        Dir(tempfile::tempdir().unwrap())
-    }
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.path().join(name)
-    }
-    fn s(&self, name: &str) -> String {
-        self.path(name).to_str().unwrap().to_string()
-    }
-    fn names(&self) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(self.0.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
-    }
-}
+use common::*;
 
 /// `n` rows: `id` (Int64, 0..n), `user` (Utf8, 40 distinct values, so
 /// dictionary pages), `day` (Date64).
