@@ -13,7 +13,7 @@
 #![forbid(unsafe_code)]
 
 /// The parameter getters every filter type has (`num_bits`, `num_hashes`,
-/// `layout`, `scheme`, `seed`), read from its field `$field` (a
+/// `layout`, `scheme`, `seed`, `hash_family`), read from its field `$field` (a
 /// [`Geometry`], or the format's header for a view): written once here,
 /// expanded in each type's `impl` block so that each keeps inherent methods
 /// (no trait to import).
@@ -43,12 +43,17 @@ macro_rules! parameter_getters {
         pub fn seed(&self) -> u64 {
             self.$field.seed
         }
+
+        /// The 128-bit hash family keys are hashed with.
+        pub fn hash_family(&self) -> $crate::HashFamily {
+            self.$field.hash_family
+        }
     };
 }
 pub(crate) use parameter_getters;
 
 use crate::hash::short::hash_one;
-use crate::hash::{Key, Secrets};
+use crate::hash::{HashFamily, Key, Secrets};
 use crate::layout::Layout;
 use crate::layout::blocked::{BLOCK_BITS, Blocks, KeyRoute, Segments};
 use crate::layout::flat::Flat;
@@ -73,6 +78,7 @@ pub(crate) enum Addressing {
 pub(crate) struct Geometry {
     pub(crate) layout: Layout,
     pub(crate) scheme: Scheme,
+    pub(crate) hash_family: HashFamily,
     pub(crate) seed: u64,
     pub(crate) num_bits: u64,
     pub(crate) num_hashes: u32,
@@ -89,13 +95,14 @@ pub(crate) struct Geometry {
 }
 
 /// Two geometries are equal when the parameters that define a filter are:
-/// layout, scheme, seed, m and k. `range` and `addressing` are derived
+/// layout, scheme, hash family, seed, m and k. `range` and `addressing` are derived
 /// from them, and the [`Tuning`] (kernel, prefetch) never changes an answer,
 /// so two filters differing only in how their probes run compare equal.
 impl PartialEq for Geometry {
     fn eq(&self, other: &Self) -> bool {
         self.layout == other.layout
             && self.scheme == other.scheme
+            && self.hash_family == other.hash_family
             && self.seed == other.seed
             && self.num_bits == other.num_bits
             && self.num_hashes == other.num_hashes
@@ -110,6 +117,7 @@ impl Geometry {
     pub(crate) fn new(
         layout: Layout,
         scheme: Scheme,
+        hash_family: HashFamily,
         seed: u64,
         num_bits: u64,
         num_hashes: u32,
@@ -140,13 +148,14 @@ impl Geometry {
         Self {
             layout,
             scheme,
+            hash_family,
             seed,
             num_bits,
             num_hashes,
             range,
             addressing,
             tuning,
-            key_route: KeyRoute::layout(Secrets::new(seed)),
+            key_route: KeyRoute::layout(Secrets::new(hash_family, seed)),
         }
         .with_key_probe()
     }
@@ -160,7 +169,8 @@ impl Geometry {
         self.with_key_probe()
     }
 
-    /// The seed's share of the hash (XXH3's short-input constants).
+    /// The hash family's and the seed's share of the hash (the
+    /// short-input constants).
     #[inline(always)]
     pub(crate) fn secrets(&self) -> &Secrets {
         self.key_route.secrets()
@@ -274,7 +284,7 @@ impl Geometry {
         }
     }
 
-    /// Adds the parameters (layout, scheme, seed, `num_bits`, `num_hashes`)
+    /// Adds the parameters (layout, scheme, hash family, seed, `num_bits`, `num_hashes`)
     /// to a filter type's `Debug` output: the fields every owned filter
     /// shows, in this order.
     pub(crate) fn debug_fields<'d, 'a, 'b>(
@@ -283,6 +293,7 @@ impl Geometry {
     ) -> &'d mut std::fmt::DebugStruct<'a, 'b> {
         d.field("layout", &self.layout)
             .field("scheme", &self.scheme)
+            .field("hash_family", &self.hash_family)
             .field("seed", &self.seed)
             .field("num_bits", &self.num_bits)
             .field("num_hashes", &self.num_hashes)
@@ -297,8 +308,13 @@ impl Geometry {
     /// The bit positions of a key by the layout's oracle, in probe order.
     pub(crate) fn reference_positions(&self, bytes: &[u8]) -> Vec<u64> {
         match &self.addressing {
-            Addressing::Flat(p) => p.positions(bytes, self.seed),
-            Addressing::Blocks(p) => p.positions(bytes, self.seed, self.scheme.is_two_hash()),
+            Addressing::Flat(p) => p.positions(bytes, self.hash_family, self.seed),
+            Addressing::Blocks(p) => p.positions(
+                bytes,
+                self.hash_family,
+                self.seed,
+                self.scheme.is_two_hash(),
+            ),
         }
     }
 }

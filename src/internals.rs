@@ -7,17 +7,20 @@
 
 #![forbid(unsafe_code)]
 
-/// Hashing primitives: the raw XXH3-128, its split into (h1, h2), and the
-/// seeds and hashes of the `Independent` baseline.
+/// Hashing primitives: the raw XXH3-128, the folded-multiply family's
+/// oracle, the split into (h1, h2), and the seeds and hashes of the
+/// `Independent` baseline.
 pub mod hash {
     pub use crate::filter::batch::hash_batch_with;
+    pub use crate::hash::reference::folded_multiply;
     pub use crate::hash::{hash128, independent_hash, independent_seed, split};
 }
 
 /// The scalar oracle of every scheme's probe sequence.
 pub mod scheme {
     pub use crate::scheme::{
-        Progression, for_each_index, reduce, reference_index, reference_indices, start_and_stride,
+        Progression, for_each_index, reduce, reference_index, reference_indices,
+        reference_indices_in, start_and_stride,
     };
 }
 

@@ -132,7 +132,7 @@ pub use simd::kernel::{Kernel, kernel_name};
 pub use util::prefetch::Prefetch;
 // keys and their hashing (and the batch calls' buffers),
 pub use filter::batch::{bitmap_words, hash_batch};
-pub use hash::{ByHash, DEFAULT_SEED, Key, hash_key, random_seed};
+pub use hash::{ByHash, DEFAULT_SEED, HashFamily, Key, hash_key, random_seed};
 pub use key_kind::KeyKind;
 pub use util::bits::Block;
 // the errors,

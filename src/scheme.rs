@@ -213,12 +213,28 @@ pub fn reference_index(scheme: Scheme, a: u64, b: u64, i: u32, range: u64) -> u6
 /// If `range` is 0, like [`reference_index`] (a filter's range is at least
 /// 1; callers validate ranges at construction).
 pub fn reference_indices(scheme: Scheme, bytes: &[u8], seed: u64, range: u64, k: u32) -> Vec<u64> {
+    reference_indices_in(crate::HashFamily::Xxh3, scheme, bytes, seed, range, k)
+}
+
+/// [`reference_indices`] with the two-hash schemes' hash from `family`
+/// (`Independent` hashes by seeded XXH3-64 in every family).
+///
+/// # Panics
+/// As [`reference_indices`].
+pub fn reference_indices_in(
+    family: crate::HashFamily,
+    scheme: Scheme,
+    bytes: &[u8],
+    seed: u64,
+    range: u64,
+    k: u32,
+) -> Vec<u64> {
     match scheme {
         Scheme::Independent => (0..k)
             .map(|i| reduce(independent_hash(bytes, seed, i), range))
             .collect(),
         s => {
-            let (a, b) = start_and_stride(crate::hash::hash128(bytes, seed), range);
+            let (a, b) = start_and_stride(family.hash_key(bytes, seed), range);
             (0..k).map(|i| reference_index(s, a, b, i, range)).collect()
         }
     }

@@ -13,8 +13,8 @@ use arrow_array::*;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use lesshash::arrow::{ArrayInsert, key_kind_of};
 use lesshash::{
-    AtomicBloomFilter, BloomFilter, Error, FilterView, KeyKind, Layout, MappedFilter, Scheme,
-    VIEW_ALIGN,
+    AtomicBloomFilter, BloomFilter, Error, FilterView, HashFamily, KeyKind, Layout, MappedFilter,
+    Scheme, VIEW_ALIGN,
 };
 use proptest::prelude::*;
 
@@ -223,13 +223,18 @@ fn case(
 fn filters(n: u64) -> Vec<BloomFilter> {
     let mut out = Vec::new();
     for layout in Layout::ALL {
-        for scheme in [layout.default_scheme(), Scheme::Independent] {
+        for (scheme, family) in [
+            (layout.default_scheme(), HashFamily::Xxh3),
+            (layout.default_scheme(), HashFamily::FoldedMultiply),
+            (Scheme::Independent, HashFamily::Xxh3),
+        ] {
             out.push(
                 BloomFilter::builder()
                     .expected_items(n.max(1))
                     .fpr(0.05)
                     .layout(layout)
                     .scheme(scheme)
+                    .hash_family(family)
                     .build()
                     .unwrap(),
             );
@@ -284,14 +289,25 @@ proptest! {
                 prop_assert_eq!(&arrow_built, &scalar_built, "{} bits", name);
                 prop_assert_eq!(arrow_built.insert_calls(), want.inserted as u64);
                 prop_assert_eq!(arrow_built.key_kind(), key_kind_of(array.data_type()).unwrap());
-                // The hashes of the same keys, as `hash_key` gives them.
+                // The hashes of the same keys, as the filter's family
+                // gives them (`hash_key` for XXH3).
+                let (family, seed) = (arrow_built.hash_family(), arrow_built.seed());
                 let mut hashes = vec![7];
-                let got = lesshash::arrow::hash_array(half.as_ref(), arrow_built.seed(), &mut hashes).unwrap();
+                let got = lesshash::arrow::hash_array_in(family, half.as_ref(), seed, &mut hashes).unwrap();
                 prop_assert_eq!(got, want);
                 let want_hashes: Vec<u128> = std::iter::once(7)
-                    .chain(oracle[..len / 2].iter().flatten().map(|b| lesshash::hash_key(b.as_slice(), arrow_built.seed())))
+                    .chain(oracle[..len / 2].iter().flatten().map(|b| family.hash_key(b.as_slice(), seed)))
                     .collect();
-                prop_assert_eq!(hashes, want_hashes);
+                prop_assert_eq!(&hashes, &want_hashes);
+                if family == HashFamily::Xxh3 {
+                    let mut xxh3 = vec![7];
+                    lesshash::arrow::hash_array(half.as_ref(), seed, &mut xxh3).unwrap();
+                    let by_hash_key: Vec<u128> = std::iter::once(7)
+                        .chain(oracle[..len / 2].iter().flatten().map(|b| lesshash::hash_key(b.as_slice(), seed)))
+                        .collect();
+                    prop_assert_eq!(&xxh3, &by_hash_key);
+                    prop_assert_eq!(&xxh3, &want_hashes);
+                }
 
                 // Query all keys (half inserted, half mostly not).
                 let want = scalar_answers(arrow_built.view(), &oracle);

@@ -11,30 +11,12 @@
 
 mod common;
 
-use common::{Z, binomial_variance, blocked_filter_relative_variance, build, members, non_members};
+use common::{Z, binomial_variance, build, members, non_members};
 use lesshash::internals::rates::classic_enumerated;
 use lesshash::{BloomFilter, Enhancement, Layout, Scheme, rates};
 
 const N: u64 = 100_000;
 const QUERIES: usize = 1_000_000;
-
-/// Relative variance of the conditional rate from the fill's randomness.
-fn fill_relative_variance(layout: Layout, m: u64, n: u64, k: u32) -> f64 {
-    if layout.is_blocked() {
-        // A blocked filter's rate varies with its blocks' loads, far more
-        // than with its total fill.
-        return blocked_filter_relative_variance(layout, m, n, k);
-    }
-    let (bins, probes, factor) = match layout {
-        Layout::Partitioned => ((m / u64::from(k)) as f64, n as f64, f64::from(k)),
-        _ => (m as f64, (u64::from(k) * n) as f64, f64::from(k * k)),
-    };
-    let lambda = probes / bins;
-    let empty = (-lambda).exp();
-    let var_x = bins * empty * (1.0 - (1.0 + lambda) * empty);
-    let x = bins * (1.0 - empty);
-    factor * var_x / (x * x)
-}
 
 struct Measured {
     rate: f64,
@@ -72,7 +54,7 @@ fn measure(
     }
     let rate = hits as f64 / total as f64;
     let variance = binomial_variance(expected, total)
-        + expected * expected * fill_relative_variance(layout, bits, N, k) / filters as f64;
+        + expected * expected * common::fill_relative_variance(layout, bits, N, k) / filters as f64;
     (Measured { rate, variance }, expected)
 }
 

@@ -10,7 +10,9 @@ use std::io::Read;
 
 use lesshash::format::{HEADER_LEN, Header, MAGIC};
 use lesshash::internals::format::scheme_id;
-use lesshash::{Block, BloomFilter, DEFAULT_SEED, Error, FilterView, Layout, Scheme, hash_key};
+use lesshash::{
+    Block, BloomFilter, DEFAULT_SEED, Error, FilterView, HashFamily, Layout, Scheme, hash_key,
+};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -599,6 +601,7 @@ fn resign(c: &mut [u8]) {
 fn each_bad_field_gives_its_own_error_naming_it() {
     let f = filter(Layout::Partitioned, Scheme::DoubleHashing, 999, 3, 10, 5);
     let b = f.to_bytes();
+    let independent = filter(Layout::Partitioned, Scheme::Independent, 999, 3, 10, 5).to_bytes();
     type Case = (Vec<u8>, fn(&Error) -> bool, &'static str);
     let cases: Vec<Case> = vec![
         (
@@ -666,17 +669,42 @@ fn each_bad_field_gives_its_own_error_naming_it() {
             "`scheme` id 5",
         ),
         (
-            patched(&b, 12, &[2]),
+            patched(&b, 12, &[3]),
             |e| {
                 matches!(
                     e,
                     Error::Format(FormatError::UnknownId {
                         field: "hash",
-                        id: 2
+                        id: 3
                     })
                 )
             },
-            "`hash` id 2",
+            "`hash` id 3",
+        ),
+        (
+            patched(&b, 12, &[0]),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::UnknownId {
+                        field: "hash",
+                        id: 0
+                    })
+                )
+            },
+            "`hash` id 0",
+        ),
+        // The folded multiply (id 2) with the independent scheme, which
+        // hashes by seeded XXH3-64 only.
+        (
+            patched(&independent, 12, &[2]),
+            |e| {
+                matches!(
+                    e,
+                    Error::Format(FormatError::OutOfRange { field: "hash", .. })
+                )
+            },
+            "`hash`",
         ),
         (
             patched(&b, 13, &[1]),
@@ -1052,6 +1080,8 @@ struct Golden {
     name: String,
     layout: Layout,
     scheme: Scheme,
+    /// The optional eighth field; `xxh3-128` (id 1) when absent.
+    family: HashFamily,
     seed: u64,
     m: u64,
     k: u32,
@@ -1062,8 +1092,8 @@ fn golden_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
 }
 
-/// Parses the manifest: `name layout scheme seed m k n` per line, `#`
-/// comments. Adding a layout's golden file is one line here plus running
+/// Parses the manifest: `name layout scheme seed m k n [hash]` per line,
+/// `#` comments. Adding a layout's golden file is one line here plus running
 /// `regenerate_golden` (below).
 fn golden_manifest() -> Vec<Golden> {
     let text = std::fs::read_to_string(golden_dir().join("golden.txt")).unwrap();
@@ -1072,7 +1102,7 @@ fn golden_manifest() -> Vec<Golden> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            assert_eq!(f.len(), 7, "bad manifest line: {l}");
+            assert!(matches!(f.len(), 7 | 8), "bad manifest line: {l}");
             Golden {
                 name: f[0].into(),
                 layout: f[1].parse().unwrap_or_else(|e| panic!("{e} in {l}")),
@@ -1081,6 +1111,9 @@ fn golden_manifest() -> Vec<Golden> {
                 m: f[4].parse().unwrap(),
                 k: f[5].parse().unwrap(),
                 n: f[6].parse().unwrap(),
+                family: f.get(7).map_or(HashFamily::Xxh3, |h| {
+                    h.parse().unwrap_or_else(|e| panic!("{e} in {l}"))
+                }),
             }
         })
         .collect()
@@ -1099,10 +1132,14 @@ fn golden_files_load_and_answer_as_recorded() {
     let manifest = golden_manifest();
     assert!(manifest.len() >= Layout::ALL.len());
     for layout in Layout::ALL {
-        assert!(
-            manifest.iter().any(|g| g.layout == layout),
-            "no golden file for {layout:?}"
-        );
+        for family in HashFamily::ALL {
+            assert!(
+                manifest
+                    .iter()
+                    .any(|g| g.layout == layout && g.family == family),
+                "no golden file for {layout:?} in {family:?}"
+            );
+        }
     }
     for g in manifest {
         let bin = std::fs::read(golden_dir().join(format!("{}.bin", g.name)))
@@ -1110,16 +1147,18 @@ fn golden_files_load_and_answer_as_recorded() {
         let recorded =
             std::fs::read_to_string(golden_dir().join(format!("{}.answers", g.name))).unwrap();
         let f = BloomFilter::from_bytes(&bin).unwrap_or_else(|e| panic!("{}: {e}", g.name));
+        assert_eq!(bin[12], g.family.id(), "{}: the header's hash byte", g.name);
         assert_eq!(
             (
                 f.layout(),
                 f.scheme(),
+                f.hash_family(),
                 f.seed(),
                 f.num_bits(),
                 f.num_hashes(),
                 f.insert_calls()
             ),
-            (g.layout, g.scheme, g.seed, g.m, g.k, g.n),
+            (g.layout, g.scheme, g.family, g.seed, g.m, g.k, g.n),
             "{}",
             g.name
         );
@@ -1171,7 +1210,7 @@ fn golden_files_load_and_answer_as_recorded() {
         let rebuildable = common::built_bits(g.layout, g.scheme, g.m, g.k) == g.m;
         let empty = || {
             if rebuildable {
-                common::build(g.layout, g.scheme, g.m, g.k, g.seed)
+                common::build_in(g.family, g.layout, g.scheme, g.m, g.k, g.seed)
             } else {
                 let mut e = f.clone();
                 e.clear();
@@ -1212,7 +1251,11 @@ fn regenerate_golden() {
         // before ranges became primes): the empty filter of exactly that
         // geometry, written by hand.
         let f = if common::built_bits(g.layout, g.scheme, g.m, g.k) == g.m {
-            filter(g.layout, g.scheme, g.m, g.k, g.n, g.seed)
+            let mut f = common::build_in(g.family, g.layout, g.scheme, g.m, g.k, g.seed);
+            for i in 0..g.n {
+                f.insert(&format!("key-{i}"));
+            }
+            f
         } else {
             let mut f = legacy_empty(&g);
             for i in 0..g.n {

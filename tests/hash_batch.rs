@@ -3,10 +3,11 @@
 //! every length 0 to 256 (the closed formulas up to 16 bytes, `xxhash-rust`
 //! past them), batches of one length and of mixed lengths, and any batch
 //! length, on every kernel available here (`kernels.rs` requires AVX-512's
-//! where CI's CPU has it).
+//! where CI's CPU has it). The folded-multiply family the same way against
+//! its oracle.
 
-use lesshash::internals::hash::hash_batch_with;
-use lesshash::{Kernel, hash_batch, hash_key};
+use lesshash::internals::hash::{folded_multiply, hash_batch_with};
+use lesshash::{HashFamily, Kernel, hash_batch, hash_key};
 use proptest::prelude::*;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -24,8 +25,11 @@ fn seeds(state: &mut u64) -> Vec<u64> {
 }
 
 /// `hash_batch` (the automatic kernel's hash) and `hash_batch_with` on
-/// every kernel available here (AVX-512's eight-lane hash where the CPU
-/// has it) each equal `xxhash-rust`.
+/// every kernel available here (AVX-512's four-lane hash where the CPU
+/// has it) each equal `xxhash-rust`; and the folded-multiply family's
+/// batch (`HashFamily::hash_batch`, `hash_batch_on` every kernel) and
+/// one-key hash each equal its oracle (`folded_multiply`, written from
+/// docs/format.md's definition).
 #[track_caller]
 fn check<K: lesshash::Key>(keys: &[K], seed: u64, what: &str) {
     let mut out = vec![0u128; keys.len()];
@@ -34,6 +38,7 @@ fn check<K: lesshash::Key>(keys: &[K], seed: u64, what: &str) {
         let expect = key.with_bytes(|b| xxh3_128_with_seed(b, seed));
         assert_eq!(*h, expect, "{what} key {i} seed {seed:#x}");
         assert_eq!(*h, hash_key(key, seed));
+        assert_eq!(*h, HashFamily::Xxh3.hash_key(key, seed));
     }
     for kernel in Kernel::available() {
         let mut by_kernel = vec![!0u128; keys.len()];
@@ -41,6 +46,23 @@ fn check<K: lesshash::Key>(keys: &[K], seed: u64, what: &str) {
         assert!(
             by_kernel == out,
             "{what} seed {seed:#x}: {kernel:?} differs"
+        );
+    }
+    let fold = HashFamily::FoldedMultiply;
+    fold.hash_batch(keys, seed, &mut out)
+        .expect("lengths match");
+    for (i, (key, h)) in keys.iter().zip(&out).enumerate() {
+        let expect = key.with_bytes(|b| folded_multiply(b, seed));
+        assert_eq!(*h, expect, "folded multiply: {what} key {i} seed {seed:#x}");
+        assert_eq!(*h, fold.hash_key(key, seed));
+    }
+    for kernel in Kernel::available() {
+        let mut by_kernel = vec![!0u128; keys.len()];
+        fold.hash_batch_on(kernel, keys, seed, &mut by_kernel)
+            .expect("lengths match");
+        assert!(
+            by_kernel == out,
+            "folded multiply: {what} seed {seed:#x}: {kernel:?} differs"
         );
     }
 }

@@ -2,7 +2,7 @@
 
 mod common;
 
-use lesshash::{BloomFilter, Layout, Scheme, hash_key};
+use lesshash::{BloomFilter, HashFamily, Layout, Scheme, hash_key};
 use proptest::prelude::*;
 
 fn layouts() -> impl Strategy<Value = Layout> {
@@ -13,14 +13,36 @@ fn schemes() -> impl Strategy<Value = Scheme> {
     prop::sample::select(Scheme::ALL.to_vec())
 }
 
+fn families() -> impl Strategy<Value = HashFamily> {
+    prop::sample::select(HashFamily::ALL.to_vec())
+}
+
 fn keys() -> impl Strategy<Value = Vec<Vec<u8>>> {
     prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..120)
 }
 
-fn check(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64, keys: &[Vec<u8>], batch: bool) {
+#[allow(clippy::too_many_arguments)]
+fn check(
+    layout: Layout,
+    scheme: Scheme,
+    family: HashFamily,
+    m: u64,
+    k: u32,
+    seed: u64,
+    keys: &[Vec<u8>],
+    batch: bool,
+) {
+    // The family applies to the two-hash schemes (the builder refuses
+    // another for `Independent`).
+    let family = if scheme.is_two_hash() {
+        family
+    } else {
+        HashFamily::Xxh3
+    };
     let built = BloomFilter::builder()
         .layout(layout)
         .scheme(scheme)
+        .hash_family(family)
         .bits(m)
         .hashes(k)
         .seed(seed)
@@ -44,14 +66,27 @@ fn check(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64, keys: &[Vec<
     for key in keys {
         assert!(
             f.contains(key),
-            "false negative: {layout:?} {scheme:?} m={m} k={k}"
+            "false negative: {layout:?} {scheme:?} {family:?} m={m} k={k}"
         );
     }
     let mut out = vec![false; keys.len()];
     f.contains_batch(keys, &mut out).unwrap();
     assert!(out.iter().all(|&x| x), "batch false negative");
     if scheme.is_two_hash() {
-        let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+        let hashes: Vec<u128> = keys.iter().map(|k| family.hash_key(k, seed)).collect();
+        if family == HashFamily::Xxh3 {
+            assert!(
+                keys.iter()
+                    .zip(&hashes)
+                    .all(|(k, &h)| h == hash_key(k, seed))
+            );
+        }
+        let mut batch_hashes = vec![0; keys.len()];
+        f.prehashed()
+            .unwrap()
+            .hash_batch(keys, &mut batch_hashes)
+            .unwrap();
+        assert_eq!(hashes, batch_hashes, "the handle's batch hash");
         f.prehashed()
             .unwrap()
             .contains_batch(&hashes, &mut out)
@@ -69,15 +104,17 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
     #[test]
-    fn tiny_filters(layout in layouts(), scheme in schemes(), m in 1u64..=130,
-                    k in 1u32..=BloomFilter::MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
-        check(layout, scheme, m, k, seed, &keys, batch);
+    fn tiny_filters(layout in layouts(), scheme in schemes(), family in families(),
+                    m in 1u64..=130, k in 1u32..=BloomFilter::MAX_HASHES, seed: u64,
+                    keys in keys(), batch: bool) {
+        check(layout, scheme, family, m, k, seed, &keys, batch);
     }
 
     #[test]
-    fn larger_filters(layout in layouts(), scheme in schemes(), m in 131u64..200_000,
-                      k in 1u32..=BloomFilter::MAX_HASHES, seed: u64, keys in keys(), batch: bool) {
-        check(layout, scheme, m, k, seed, &keys, batch);
+    fn larger_filters(layout in layouts(), scheme in schemes(), family in families(),
+                      m in 131u64..200_000, k in 1u32..=BloomFilter::MAX_HASHES, seed: u64,
+                      keys in keys(), batch: bool) {
+        check(layout, scheme, family, m, k, seed, &keys, batch);
     }
 }
 

@@ -698,6 +698,88 @@ fn info_reports_the_parameters() {
     assert!((0.85..=1.1).contains(&rate), "{info}");
 }
 
+/// `--hash folded-multiply`: the file records the family (`info`), and
+/// every build path (one thread, the pool's parallel hashing, a stream's
+/// spooled hashes) writes the bytes the library builds in that family;
+/// queries and `filter` read the family from the file. `--hash` with the
+/// independent scheme or a Spark output is refused by name.
+#[test]
+fn build_with_the_folded_multiply_family() {
+    let dir = Dir::new();
+    let n = 10_000u32;
+    let mut want = lesshash::BloomFilter::builder()
+        .expected_items(u64::from(n))
+        .fpr(0.01)
+        .hash_family(lesshash::HashFamily::FoldedMultiply)
+        .key_kind(lesshash::KeyKind::Text)
+        .build()
+        .unwrap();
+    for i in 0..n {
+        want.insert(&member(i));
+    }
+    let xxh3 = std::fs::read(build_members(&dir, n, &[])).unwrap();
+    for threads in ["1", "2"] {
+        let f = build_members(&dir, n, &["--hash", "folded-multiply", "-t", threads]);
+        let bytes = std::fs::read(&f).unwrap();
+        assert!(
+            bytes == want.to_bytes(),
+            "-t {threads}: not the library's bytes"
+        );
+        assert_ne!(bytes, xxh3);
+        assert_eq!(bytes[12], 2, "the header's hash byte");
+        let info = stdout(&lesshash(&["info", &f]));
+        assert!(info.contains("hash             folded-multiply"), "{info}");
+        let o = lesshash(&["query", &f, &member(7), &member(n - 1)]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let all: String = (0..n).map(|i| member(i) + "\n").collect();
+    for threads in ["1", "2"] {
+        let out = dir.s("stream.lhbf");
+        let o = lesshash_stdin(
+            &[
+                "build",
+                "-i",
+                "-",
+                "-o",
+                &out,
+                "--fpr",
+                "0.01",
+                "--hash",
+                "folded-multiply",
+                "-q",
+                "-t",
+                threads,
+            ],
+            all.as_bytes(),
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(
+            std::fs::read(&out).unwrap() == want.to_bytes(),
+            "stream, -t {threads}: not the library's bytes"
+        );
+    }
+    let f = dir.s("filter.lhbf");
+    let o = lesshash_stdin(&["filter", &f, "-q"], all.as_bytes());
+    assert_eq!(stdout(&o), all, "{}", stderr(&o));
+    let info = stdout(&lesshash(&["info", &build_members(&dir, 10, &[])]));
+    assert!(info.contains("hash             xxh3-128"), "{info}");
+    let keys = dir.s("keys.txt");
+    for (extra, needle) in [
+        (&["--scheme", "independent"][..], "hash_family"),
+        (&["--output-format", "spark-v2"][..], "--hash"),
+        (&["--hash", "fast"][..], "folded-multiply"),
+    ] {
+        let mut args = vec!["build", "-i", &keys, "-o", &f, "--fpr", "0.01", "-q"];
+        if !extra.contains(&"--hash") {
+            args.extend(["--hash", "folded-multiply"]);
+        }
+        args.extend_from_slice(extra);
+        let o = lesshash(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        assert!(stderr(&o).contains(needle), "{extra:?}: {}", stderr(&o));
+    }
+}
+
 /// Without `--layout`/`--scheme` the CLI builds what the library builds
 /// by default: blocked with double hashing; a chosen layout gets its own
 /// default scheme.

@@ -271,8 +271,9 @@ impl BloomAccumulator {
                     .map_err(|e| DataFusionError::Execution(format!("{NAME}: {e}")))?;
                 filter.set_key_kind(self.kind);
                 let mut by_hash = filter.prehashed_mut().map_err(lesshash_error)?;
-                if by_hash.seed() != SEED {
-                    return exec_err!("{NAME}: the default filter's seed changed");
+                // The spooled hashes are XXH3-128 under SEED (`hash_non_null`).
+                if by_hash.seed() != SEED || by_hash.hash_family() != lesshash::HashFamily::Xxh3 {
+                    return exec_err!("{NAME}: the default filter's seed or hash family changed");
                 }
                 by_hash.insert_batch(hashes);
                 // The counter counts every key inserted, repeats included,

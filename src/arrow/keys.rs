@@ -44,8 +44,8 @@ pub(crate) enum Encoding {
 /// filter's seed, or Parquet's XXH64 (in the low half).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Hashing<'s> {
-    /// lesshash's XXH3-128 with these secrets.
-    Xxh3(&'s Secrets),
+    /// lesshash's 128-bit hash with these secrets (their family and seed).
+    Lesshash(&'s Secrets),
     /// Parquet's XXH64, seed 0.
     Parquet,
 }
@@ -104,7 +104,7 @@ impl<'a> ArrayKeys<'a> {
     /// XXH3-128 of the keys at `indices` into `out` (as long).
     pub(crate) fn fill_at(&self, secrets: &Secrets, indices: &[usize], out: &mut [u128]) {
         for (o, &i) in out.iter_mut().zip(indices) {
-            *o = self.values.hash_at(Hashing::Xxh3(secrets), i);
+            *o = self.values.hash_at(Hashing::Lesshash(secrets), i);
         }
     }
 
@@ -134,7 +134,7 @@ trait Values: Sync {
     /// XXH3-128 of keys `start..start + out.len()`.
     fn fill(&self, secrets: &Secrets, start: usize, out: &mut [u128]) {
         for (j, o) in out.iter_mut().enumerate() {
-            *o = self.hash_at(Hashing::Xxh3(secrets), start + j);
+            *o = self.hash_at(Hashing::Lesshash(secrets), start + j);
         }
     }
     /// Key `i`'s hash under `hashing`.
@@ -151,7 +151,7 @@ trait Values: Sync {
 #[inline]
 fn hash_bytes(hashing: Hashing<'_>, bytes: &[u8]) -> u128 {
     match hashing {
-        Hashing::Xxh3(s) => hash_one(bytes, s),
+        Hashing::Lesshash(s) => hash_one(bytes, s),
         Hashing::Parquet => u128::from(crate::parquet::hash(bytes)),
     }
 }
@@ -470,14 +470,14 @@ struct Dictionary<'a, K: ArrowDictionaryKeyType> {
 /// Which hashing a dictionary's `hashes` hold.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum HashingKind {
-    Xxh3(u64),
+    Lesshash(crate::HashFamily, u64),
     Parquet,
 }
 
 impl HashingKind {
     fn of(hashing: Hashing<'_>) -> Self {
         match hashing {
-            Hashing::Xxh3(s) => HashingKind::Xxh3(s.seed()),
+            Hashing::Lesshash(s) => HashingKind::Lesshash(s.family(), s.seed()),
             Hashing::Parquet => HashingKind::Parquet,
         }
     }
@@ -537,13 +537,13 @@ where
 {
     #[inline]
     fn fill(&self, secrets: &Secrets, start: usize, out: &mut [u128]) {
-        if self.hashing == HashingKind::Xxh3(secrets.seed()) {
+        if self.hashing == HashingKind::Lesshash(secrets.family(), secrets.seed()) {
             for (j, o) in out.iter_mut().enumerate() {
                 *o = self.hashes.get(self.index(start + j)).copied().unwrap_or(0);
             }
         } else {
             for (j, o) in out.iter_mut().enumerate() {
-                *o = self.hash_at(Hashing::Xxh3(secrets), start + j);
+                *o = self.hash_at(Hashing::Lesshash(secrets), start + j);
             }
         }
     }

@@ -80,7 +80,7 @@ use crate::error::Error;
 use crate::filter::BloomFilter;
 use crate::filter::batch::{Plan, bitmap_words, contains_pipeline, insert_pipeline, set_answers};
 use crate::filter::view::FilterView;
-use crate::hash::Secrets;
+use crate::hash::{HashFamily, Secrets};
 use crate::key_kind::KeyKind;
 use keys::{ArrayKeys, Encoding, Hashing};
 
@@ -93,7 +93,7 @@ pub fn key_kind_of(data_type: &arrow_schema::DataType) -> Result<KeyKind, Error>
     keys::kind_of(data_type)
 }
 
-/// Appends to `out` the XXH3-128 hashes under `seed` of the keys of
+/// Appends to `out` the XXH3-128 hashes ([`HashFamily::Xxh3`]) under `seed` of the keys of
 /// `array` that are not null, in order: the hashes
 /// [`BloomFilter::insert_array`] inserts (and
 /// [`hash_key`](crate::hash_key) gives each key), for callers that must
@@ -104,8 +104,22 @@ pub fn key_kind_of(data_type: &arrow_schema::DataType) -> Result<KeyKind, Error>
 /// [`Error::UnsupportedKeyType`] for a type with no key encoding (`out`
 /// is unchanged then).
 pub fn hash_array(array: &dyn Array, seed: u64, out: &mut Vec<u128>) -> Result<ArrayInsert, Error> {
-    let secrets = Secrets::new(seed);
-    let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(&secrets))?;
+    hash_array_in(HashFamily::Xxh3, array, seed, out)
+}
+
+/// [`hash_array`] in `family`: the hashes a filter of that family and
+/// seed inserts for the array's keys ([`HashFamily::hash_key`] of each).
+///
+/// # Errors
+/// As [`hash_array`].
+pub fn hash_array_in(
+    family: HashFamily,
+    array: &dyn Array,
+    seed: u64,
+    out: &mut Vec<u128>,
+) -> Result<ArrayInsert, Error> {
+    let secrets = Secrets::new(family, seed);
+    let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Lesshash(&secrets))?;
     let start = out.len();
     let nulls = keys.null_count();
     let n = keys.len() - nulls;
@@ -159,7 +173,7 @@ impl FilterView<'_> {
         secrets: &Secrets,
     ) -> Result<ArrayKeys<'a>, Error> {
         KeyKind::check(self.key_kind(), key_kind_of(array.data_type())?)?;
-        ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(secrets))
+        ArrayKeys::new(array, Encoding::Lesshash, Hashing::Lesshash(secrets))
     }
 
     /// The answers of keys `start..start + n` into the zeroed bitmap `out`
@@ -203,7 +217,7 @@ impl FilterView<'_> {
     /// [`Error::KeyKindMismatch`] if the filter records keys of another
     /// kind (integers against text or bytes).
     pub fn contains_array(&self, array: &dyn Array) -> Result<BooleanArray, Error> {
-        let secrets = Secrets::new(self.geometry().seed);
+        let secrets = *self.geometry().secrets();
         let keys = self.array_keys(array, &secrets)?;
         let mut bitmap = vec![0; bitmap_words(keys.len())];
         self.query_keys(&keys, &secrets, 0, keys.len(), &mut bitmap);
@@ -223,7 +237,7 @@ impl FilterView<'_> {
         out: &mut [u64],
     ) -> Result<(), Error> {
         Error::check_len("out", bitmap_words(array.len()), out.len())?;
-        let secrets = Secrets::new(self.geometry().seed);
+        let secrets = *self.geometry().secrets();
         let keys = self.array_keys(array, &secrets)?;
         out.fill(0);
         self.query_keys(&keys, &secrets, 0, keys.len(), out);
@@ -241,7 +255,7 @@ impl FilterView<'_> {
         use rayon::prelude::*;
         const TASK: usize = crate::util::parts::TASK;
         const _: () = assert!(TASK.is_multiple_of(64));
-        let secrets = Secrets::new(self.geometry().seed);
+        let secrets = *self.geometry().secrets();
         let keys = self.array_keys(array, &secrets)?;
         let n = keys.len();
         let mut bitmap = vec![0; bitmap_words(n)];
@@ -271,8 +285,8 @@ impl BloomFilter {
     pub fn insert_array(&mut self, array: &dyn Array) -> Result<ArrayInsert, Error> {
         let kind = key_kind_of(array.data_type())?;
         let g = *self.geometry();
-        let secrets = Secrets::new(g.seed);
-        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(&secrets))?;
+        let secrets = *g.secrets();
+        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Lesshash(&secrets))?;
         let nulls = keys.null_count();
         let n = keys.len() - nulls;
         let words = self.words_mut();
@@ -309,8 +323,8 @@ impl BloomFilter {
             return self.insert_array(array);
         }
         let kind = key_kind_of(array.data_type())?;
-        let secrets = Secrets::new(self.seed());
-        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(&secrets))?;
+        let secrets = *self.geometry().secrets();
+        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Lesshash(&secrets))?;
         let nulls = keys.null_count();
         let n = keys.len() - nulls;
         let valid = (nulls > 0).then(|| keys.valid_indices());
@@ -403,17 +417,17 @@ impl crate::AtomicBloomFilter {
         array: &'a dyn Array,
         secrets: &Secrets,
     ) -> Result<(ArrayKeys<'a>, bool), Error> {
-        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Xxh3(secrets))?;
+        let keys = ArrayKeys::new(array, Encoding::Lesshash, Hashing::Lesshash(secrets))?;
         Ok((keys, Plan::of(self.geometry()).is_some()))
     }
 
     fn insert_array_with(&self, array: &dyn Array, par: bool) -> Result<ArrayInsert, Error> {
         let kind = key_kind_of(array.data_type())?;
-        let secrets = Secrets::new(self.geometry().seed);
+        let secrets = *self.geometry().secrets();
         let (keys, two_hash) = self.keys_of(array, &secrets)?;
         let done = insert_by_key(&keys, par, |i| {
             if two_hash {
-                self.insert_hash_unchecked(keys.hash_at(Hashing::Xxh3(&secrets), i));
+                self.insert_hash_unchecked(keys.hash_at(Hashing::Lesshash(&secrets), i));
             } else {
                 keys.with_bytes(i, &mut |b| self.insert(b));
             }
@@ -424,11 +438,11 @@ impl crate::AtomicBloomFilter {
 
     fn contains_array_with(&self, array: &dyn Array, par: bool) -> Result<BooleanArray, Error> {
         KeyKind::check(self.key_kind(), key_kind_of(array.data_type())?)?;
-        let secrets = Secrets::new(self.geometry().seed);
+        let secrets = *self.geometry().secrets();
         let (keys, two_hash) = self.keys_of(array, &secrets)?;
         Ok(answers_by_key(&keys, par, |i| {
             if two_hash {
-                self.contains_hash_unchecked(keys.hash_at(Hashing::Xxh3(&secrets), i))
+                self.contains_hash_unchecked(keys.hash_at(Hashing::Lesshash(&secrets), i))
             } else {
                 let mut found = false;
                 keys.with_bytes(i, &mut |b| found = self.contains(b));

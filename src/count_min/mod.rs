@@ -364,7 +364,7 @@ impl Indexer {
     ) {
         let copies = self.copies as usize;
         let secrets: Vec<Secrets> = (0..self.copies)
-            .map(|c| Secrets::new(copy_seed(self.seed, c)))
+            .map(|c| Secrets::new(crate::HashFamily::Xxh3, copy_seed(self.seed, c)))
             .collect();
         // Four keys per AVX-512 register where the process's kernel is
         // AVX-512 (a sketch has no kernel of its own).

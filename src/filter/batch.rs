@@ -38,7 +38,7 @@
 use crate::filter::BloomFilter;
 use crate::geometry::{Addressing, Geometry};
 use crate::hash::short::hash_into;
-use crate::hash::{Key, Secrets, split};
+use crate::hash::{HashFamily, Key, Secrets, split};
 use crate::layout::blocked::Blocks;
 use crate::layout::flat::Flat;
 use crate::simd::flat::FlatSpec;
@@ -289,8 +289,8 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
     }
 }
 
-/// A `fill` closure hashing `keys` with `seed` for the pipeline: the
-/// batched XXH3-128 (`hash::short`: the seed's constants once, short keys
+/// A `fill` closure hashing `keys` with the filter's `secrets` (its family
+/// and seed) for the pipeline: the batched 128-bit hash (`hash::short`: the seed's constants once, short keys
 /// by formula), by the scalar formulas on every kernel. The AVX-512
 /// kernel's four-lane hash is faster alone, but in the pipeline it made
 /// the batch slower: its multiplies compete for the vector ports the
@@ -299,8 +299,10 @@ fn pipeline<S: AsRef<[u64]> + ?Sized>(
 /// split-block queries measured faster without it
 /// (docs/bench-notes/2026-11-27.md, "The AVX-512 kernel's pipeline
 /// without its vector hash").
-pub(crate) fn hash_keys<K: Key>(keys: &[K], seed: u64) -> impl FnMut(usize, &mut [u128]) + '_ {
-    let secrets = Secrets::new(seed);
+pub(crate) fn hash_keys<K: Key>(
+    keys: &[K],
+    secrets: Secrets,
+) -> impl FnMut(usize, &mut [u128]) + '_ {
     move |start, out| {
         let len = out.len();
         hash_into(&keys[start..start + len], &secrets, out);
@@ -333,13 +335,59 @@ pub fn hash_batch_with<K: Key>(
     seed: u64,
     out: &mut [u128],
 ) -> Result<(), crate::Error> {
+    hash_batch_in(HashFamily::Xxh3, kernel, keys, seed, out)
+}
+
+/// [`hash_batch_with`] in `family` ([`HashFamily::hash_batch`]'s body).
+pub(crate) fn hash_batch_in<K: Key>(
+    family: HashFamily,
+    kernel: Kernel,
+    keys: &[K],
+    seed: u64,
+    out: &mut [u128],
+) -> Result<(), crate::Error> {
     crate::Error::check_len("out", keys.len(), out.len())?;
     // Vectorised (four keys per AVX-512 register) for `Kernel::Avx512`
     // only, so a call forced to another kernel hashes as that kernel's
     // CPUs do.
     let vector = kernel == Kernel::Avx512;
-    crate::hash::hash_into_by(keys, |k| k, &Secrets::new(seed), vector, out);
+    crate::hash::hash_into_by(keys, |k| k, &Secrets::new(family, seed), vector, out);
     Ok(())
+}
+
+/// The batch hash of a family (here, not in `hash`, which the batch
+/// pipeline builds on: the kernel choice is this module's).
+impl HashFamily {
+    /// [`hash_key`](Self::hash_key) of each of `keys` into `out`, as the
+    /// batch paths hash (the seed's constants once per call; four keys per
+    /// register where [`Kernel::auto`](crate::Kernel::auto) is AVX-512).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`](crate::Error::LengthMismatch) naming `out`
+    /// unless it has the length of `keys`.
+    pub fn hash_batch<K: Key>(
+        self,
+        keys: &[K],
+        seed: u64,
+        out: &mut [u128],
+    ) -> Result<(), crate::Error> {
+        self.hash_batch_on(crate::Kernel::auto(), keys, seed, out)
+    }
+
+    /// [`hash_batch`](Self::hash_batch) on `kernel` (the same values on
+    /// every kernel; tests and benches compare them).
+    ///
+    /// # Errors
+    /// As [`hash_batch`](Self::hash_batch).
+    pub fn hash_batch_on<K: Key>(
+        self,
+        kernel: crate::Kernel,
+        keys: &[K],
+        seed: u64,
+        out: &mut [u128],
+    ) -> Result<(), crate::Error> {
+        hash_batch_in(self, kernel, keys, seed, out)
+    }
 }
 
 /// A `fill` closure copying pre-hashed keys.
@@ -393,7 +441,7 @@ impl BloomFilter {
                 g.tuning,
                 self.words_mut(),
                 keys.len(),
-                hash_keys(keys, g.seed),
+                hash_keys(keys, *g.secrets()),
             ),
             None => {
                 let words = self.words_mut();

@@ -5,7 +5,7 @@
 use crate::Error;
 use crate::filter::BloomFilter;
 use crate::geometry::Geometry;
-use crate::hash::{DEFAULT_SEED, Key};
+use crate::hash::{DEFAULT_SEED, HashFamily, Key};
 use crate::key_kind::KeyKind;
 use crate::layout::Layout;
 use crate::scheme::Scheme;
@@ -50,6 +50,7 @@ pub struct Builder {
     hashes: Option<u32>,
     layout: Layout,
     scheme: Option<Scheme>,
+    hash_family: HashFamily,
     seed: u64,
     kernel: Option<Kernel>,
     prefetch: Prefetch,
@@ -66,6 +67,7 @@ impl Default for Builder {
             hashes: None,
             layout: Layout::default(),
             scheme: None,
+            hash_family: HashFamily::default(),
             seed: DEFAULT_SEED,
             kernel: None,
             prefetch: Prefetch::Auto,
@@ -150,6 +152,14 @@ impl Builder {
         self
     }
 
+    /// The 128-bit hash family (default [`HashFamily::Xxh3`]), recorded in
+    /// the filter's file. Filters to be combined must share it; pre-hashed
+    /// keys must be hashed in it ([`HashFamily::hash_key`]).
+    pub fn hash_family(mut self, family: HashFamily) -> Self {
+        self.hash_family = family;
+        self
+    }
+
     /// The kind of keys the filter will hold ([`KeyKind`]; default
     /// `Unrecorded`, which every query accepts), recorded in its file so
     /// that a query with keys of another kind fails instead of answering
@@ -163,6 +173,7 @@ impl Builder {
     /// Validates the parameters, sizes and allocates the filter.
     pub fn build(self) -> Result<BloomFilter, Error> {
         let (m, k) = self.geometry()?;
+        self.check_family()?;
         let kernel = match self.kernel {
             Some(kernel) => {
                 kernel.check_available()?;
@@ -176,10 +187,34 @@ impl Builder {
             prefetch_distance: Prefetch::check_distance(self.prefetch_distance)?,
         };
         let mut filter = BloomFilter::from_geometry(
-            Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k).with_tuning(tuning),
+            Geometry::new(
+                self.layout,
+                self.chosen_scheme(),
+                self.hash_family,
+                self.seed,
+                m,
+                k,
+            )
+            .with_tuning(tuning),
         )?;
         filter.set_key_kind(self.key_kind);
         Ok(filter)
+    }
+
+    /// The hash family applies to the two-hash schemes: `Independent`
+    /// hashes by seeded XXH3-64 whatever the family, so a family other
+    /// than XXH3 there is refused rather than recorded without effect.
+    fn check_family(&self) -> Result<(), Error> {
+        if self.hash_family != HashFamily::Xxh3 && !self.chosen_scheme().is_two_hash() {
+            return Err(Error::invalid(
+                "hash_family",
+                format!(
+                    "{} applies to the two-hash schemes; the independent scheme hashes with seeded XXH3-64 (use xxh3-128)",
+                    self.hash_family.name()
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The scheme set, else the layout's default.
@@ -225,7 +260,15 @@ impl Builder {
     /// As [`geometry`](Self::geometry).
     pub fn positions<K: Key + ?Sized>(&self, key: &K) -> Result<Vec<u64>, Error> {
         let (m, k) = self.geometry()?;
-        let geometry = Geometry::new(self.layout, self.chosen_scheme(), self.seed, m, k);
+        self.check_family()?;
+        let geometry = Geometry::new(
+            self.layout,
+            self.chosen_scheme(),
+            self.hash_family,
+            self.seed,
+            m,
+            k,
+        );
         Ok(key.with_bytes(|bytes| geometry.reference_positions(bytes)))
     }
 

@@ -9,12 +9,14 @@ use crate::filter::batch::{
 };
 use crate::filter::view::{FilterView, ViewWords};
 use crate::geometry::Geometry;
-use crate::hash::{Key, hash_key};
+#[cfg(doc)]
+use crate::hash::hash_key;
+use crate::hash::{HashFamily, Key};
 
 /// The handles: checked once, here, for each filter type.
 impl BloomFilter {
-    /// The pre-hashed calls (keys given by their 128-bit [`hash_key`] with
-    /// this filter's seed): queries, through [`view`](Self::view).
+    /// The pre-hashed calls (keys given by their 128-bit hash with this
+    /// filter's family and seed): queries, through [`view`](Self::view).
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
@@ -34,8 +36,8 @@ impl BloomFilter {
 }
 
 impl<'a> FilterView<'a> {
-    /// The pre-hashed queries (keys given by their 128-bit [`hash_key`]
-    /// with this filter's seed); the handle holds a copy of the view.
+    /// The pre-hashed queries (keys given by their 128-bit hash
+    /// in this filter's family, with its seed); the handle holds a copy of the view.
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
@@ -47,8 +49,8 @@ impl<'a> FilterView<'a> {
 
 #[cfg(target_has_atomic = "64")]
 impl crate::AtomicBloomFilter {
-    /// The pre-hashed calls (keys given by their 128-bit [`hash_key`] with
-    /// this filter's seed), from any thread.
+    /// The pre-hashed calls (keys given by their 128-bit hash with this
+    /// filter's family and seed), from any thread.
     ///
     /// # Errors
     /// [`Error::PrehashedUnsupported`] for the `Independent` scheme, which
@@ -79,17 +81,20 @@ impl crate::AtomicBloomFilter {
 ///
 /// let mut filter = BloomFilter::with_fpr(1000, 0.01)?;
 /// let mut by_hash = filter.prehashed_mut()?;
-/// let h = by_hash.hash("apple"); // hash_key("apple", filter's seed)
+/// let h = by_hash.hash("apple"); // the filter's family and seed
 /// by_hash.insert(h);
+/// // An XXH3 filter (the default family): `hash_key` with its seed.
 /// by_hash.insert_batch(&[hash_key(&1u64, by_hash.seed()), hash_key(&2u64, by_hash.seed())]);
 /// assert!(by_hash.contains(h));
 /// assert!(filter.contains("apple") && filter.contains(&2u64));
 /// # Ok::<(), lesshash::Error>(())
 /// ```
 ///
-/// A hash must be [`hash_key`] of the key with the filter's
-/// [`seed`](Self::seed) ([`hash`](Self::hash) computes it); any other value
-/// is answered as the key it is the hash of.
+/// A hash must be the key's hash in the filter's
+/// [`hash_family`](Self::hash_family) with its [`seed`](Self::seed)
+/// ([`hash`](Self::hash) and [`hash_batch`](Self::hash_batch) compute it;
+/// [`hash_key`] for an XXH3 filter); any other value is answered as the key
+/// it is the hash of.
 #[derive(Debug)]
 pub struct Prehashed<F> {
     filter: F,
@@ -97,6 +102,7 @@ pub struct Prehashed<F> {
     /// two-hash one.
     plan: Plan,
     seed: u64,
+    hash_family: HashFamily,
 }
 
 impl<F> Prehashed<F> {
@@ -108,6 +114,7 @@ impl<F> Prehashed<F> {
                 filter,
                 plan,
                 seed: geometry.seed,
+                hash_family: geometry.hash_family,
             }),
             None => Err(Error::PrehashedUnsupported {
                 scheme: geometry.scheme.name(),
@@ -120,10 +127,26 @@ impl<F> Prehashed<F> {
         self.seed
     }
 
-    /// [`hash_key`] of `key` with the filter's seed.
+    /// The filter's hash family, the one to hash keys in.
+    pub fn hash_family(&self) -> HashFamily {
+        self.hash_family
+    }
+
+    /// The hash of `key` in the filter's family with its seed
+    /// ([`HashFamily::hash_key`]; [`hash_key`] for an XXH3 filter).
     #[inline]
     pub fn hash<K: Key + ?Sized>(&self, key: &K) -> u128 {
-        hash_key(key, self.seed)
+        self.hash_family.hash_key(key, self.seed)
+    }
+
+    /// [`hash`](Self::hash) of each of `keys` into `out`, as the batch
+    /// paths hash ([`HashFamily::hash_batch`]).
+    ///
+    /// # Errors
+    /// [`Error::LengthMismatch`] naming `out` unless it has the length of
+    /// `keys`.
+    pub fn hash_batch<K: Key>(&self, keys: &[K], out: &mut [u128]) -> Result<(), Error> {
+        self.hash_family.hash_batch(keys, self.seed, out)
     }
 }
 
@@ -287,6 +310,7 @@ impl<F: Clone> Clone for Prehashed<F> {
             filter: self.filter.clone(),
             plan: self.plan,
             seed: self.seed,
+            hash_family: self.hash_family,
         }
     }
 }

@@ -25,8 +25,8 @@ use crate::rates::estimate_items;
 use crate::util::bits::count_ones_in;
 
 impl BloomFilter {
-    /// Checks that two filters can be combined: same layout, scheme, seed,
-    /// bits and hashes (in that order).
+    /// Checks that two filters can be combined: same layout, scheme, hash
+    /// family, seed, bits and hashes (in that order).
     ///
     /// # Errors
     /// [`Error::Incompatible`] naming the first parameter that differs.
@@ -44,6 +44,13 @@ impl BloomFilter {
         }
         if a.scheme != b.scheme {
             return differ("scheme", a.scheme.name().into(), b.scheme.name().into());
+        }
+        if a.hash_family != b.hash_family {
+            return differ(
+                "hash family",
+                a.hash_family.name().into(),
+                b.hash_family.name().into(),
+            );
         }
         if a.seed != b.seed {
             return differ("seed", format!("{:#x}", a.seed), format!("{:#x}", b.seed));

@@ -249,7 +249,7 @@ impl<'a> FilterView<'a> {
                 g.tuning,
                 words,
                 keys.len(),
-                hash_keys(keys, g.seed),
+                hash_keys(keys, *g.secrets()),
                 answers,
             ),
             _ => {

@@ -4,8 +4,9 @@
 
 #![forbid(unsafe_code)]
 
-use super::{HASH_XXH3, HEADER_LEN, MAGIC, TRAILER_LEN, VERSION};
+use super::{HEADER_LEN, MAGIC, TRAILER_LEN, VERSION};
 use crate::FormatError;
+use crate::HashFamily;
 use crate::KeyKind;
 
 use crate::Error;
@@ -58,6 +59,8 @@ pub struct Header {
     pub layout: Layout,
     /// The index scheme.
     pub scheme: Scheme,
+    /// The 128-bit hash family (byte 12, the `hash` id).
+    pub hash_family: HashFamily,
     /// The hash seed.
     pub seed: u64,
     /// m, the number of bits.
@@ -88,6 +91,7 @@ impl Header {
         Self {
             layout: g.layout,
             scheme: g.scheme,
+            hash_family: g.hash_family,
             seed: g.seed,
             num_bits: g.num_bits,
             num_hashes: g.num_hashes,
@@ -114,7 +118,7 @@ impl Header {
         b[8..10].copy_from_slice(&VERSION.to_le_bytes());
         b[10] = self.layout as u8;
         b[11] = scheme_id(self.scheme);
-        b[12] = HASH_XXH3;
+        b[12] = self.hash_family.id();
         // 13: flags; 15: reserved; zero.
         b[14] = self.key_kind as u8;
         b[16..20].copy_from_slice(&self.num_hashes.to_le_bytes());
@@ -148,12 +152,11 @@ impl Header {
             field: "scheme",
             id: b[11].into(),
         }))?;
-        if b[12] != HASH_XXH3 {
-            return Err(Error::Format(FormatError::UnknownId {
+        let hash_family =
+            HashFamily::from_id(b[12]).ok_or(Error::Format(FormatError::UnknownId {
                 field: "hash",
                 id: b[12].into(),
-            }));
-        }
+            }))?;
         if b[13] != 0 {
             return Err(Error::Format(FormatError::NonZeroPadding {
                 field: "flags",
@@ -206,9 +209,20 @@ impl Header {
                 ),
             }));
         }
+        if hash_family != HashFamily::Xxh3 && !scheme.is_two_hash() {
+            return Err(Error::Format(FormatError::OutOfRange {
+                field: "hash",
+                reason: format!(
+                    "the {} scheme hashes with seeded XXH3-64 (id 1), got id {}",
+                    scheme.name(),
+                    hash_family.id()
+                ),
+            }));
+        }
         let header = Self {
             layout,
             scheme,
+            hash_family,
             seed,
             num_bits: m,
             num_hashes: k,
@@ -232,6 +246,7 @@ impl Header {
         Geometry::new(
             self.layout,
             self.scheme,
+            self.hash_family,
             self.seed,
             self.num_bits,
             self.num_hashes,

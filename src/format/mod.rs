@@ -9,7 +9,7 @@
 //!      8     2  version          1
 //!     10     1  layout           Layout as u8 (1 classic, 2 partitioned, 3 blocked, 4 split-block)
 //!     11     1  scheme           see [`scheme_id`] (1 independent, 2 double, 3 enhanced-square, 4 enhanced-cube)
-//!     12     1  hash             1 = XXH3 (XXH3-128 for two-hash schemes, seeded XXH3-64 for independent)
+//!     12     1  hash             1 = XXH3-128, 2 = folded multiply (keys <= 16 bytes; XXH3-128 past); independent: seeded XXH3-64
 //!     13     1  flags            0 (no flags are defined in v1)
 //!     14     2  reserved         0
 //!     16     4  k                probes per key, 1..=64
@@ -79,11 +79,6 @@ pub const MAGIC: [u8; 8] = *b"\x89LHBF\r\n\x1a";
 
 /// The format version this library writes (and the newest it reads).
 pub const VERSION: u16 = 1;
-
-/// The hash algorithm id of XXH3 (the only one in v1): keys are hashed with
-/// XXH3-128 (two-hash schemes) or seeded XXH3-64 (`Independent`), as
-/// [`crate::hash`] specifies.
-pub(crate) const HASH_XXH3: u8 = 1;
 
 /// Validates a whole serialized filter held in memory and returns its header
 /// and its payload. The input must be exactly one filter long.
@@ -369,6 +364,7 @@ mod tests {
         let h = Header {
             layout: Layout::Classic,
             scheme: Scheme::DoubleHashing,
+            hash_family: crate::HashFamily::Xxh3,
             seed: 1,
             num_bits: MAX_BITS,
             num_hashes: 3,

@@ -1,4 +1,6 @@
-//! Key hashing: one XXH3-128 per key, split into the two halves h1 and h2.
+//! Key hashing: one 128-bit hash per key, split into the two halves h1 and
+//! h2, from one of two families ([`HashFamily`]): XXH3-128, or the
+//! folded-multiply hash for keys of at most 16 bytes (XXH3-128 past that).
 //!
 //! # Why bytes, and why little-endian
 //!
@@ -43,6 +45,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+pub(crate) mod reference;
 pub(crate) mod short;
 
 pub(crate) use short::Secrets;
@@ -285,21 +288,86 @@ impl std::hash::Hasher for ByteCollector {
     }
 }
 
+/// The 128-bit hash family of a filter, recorded in its file (the
+/// header's `hash` byte): how a key's bytes become its h1 and h2. Both
+/// families hash keys over 16 bytes with XXH3-128; they differ on keys of
+/// at most 16 bytes (integers, dates, short ids and strings), where
+/// XXH3-128 is a formula of three to six multiplies and about twenty other
+/// steps and the folded multiply is three multiplies and seven xors
+/// (docs/format.md gives both bit for bit; docs/design.md why, and which
+/// resists what).
+///
+/// The `Independent` scheme, which draws k 64-bit hashes per key, uses
+/// seeded XXH3-64 in both families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum HashFamily {
+    /// XXH3-128 (format id 1): every filter written before the family
+    /// was recorded.
+    #[default]
+    Xxh3,
+    /// Keys of at most 16 bytes: the key's words xored with six keys
+    /// derived from the seed, multiplied 64 x 64 -> 128 bits, and the
+    /// product's halves mixed by two more multiplies, each folded (its
+    /// halves xored) into one 64-bit half of the hash; longer keys:
+    /// XXH3-128 (format id 2).
+    FoldedMultiply,
+}
+
+crate::error::named_enum!(HashFamily, "hash family");
+
+impl HashFamily {
+    /// Every family, in id order.
+    pub const ALL: [HashFamily; 2] = [HashFamily::Xxh3, HashFamily::FoldedMultiply];
+
+    /// The family's name: `xxh3-128` or `folded-multiply` (what `FromStr`
+    /// takes, and what the command line and the bindings show).
+    pub fn name(self) -> &'static str {
+        match self {
+            HashFamily::Xxh3 => "xxh3-128",
+            HashFamily::FoldedMultiply => "folded-multiply",
+        }
+    }
+
+    /// The family's id in the format (the header's `hash` byte).
+    pub fn id(self) -> u8 {
+        match self {
+            HashFamily::Xxh3 => 1,
+            HashFamily::FoldedMultiply => 2,
+        }
+    }
+
+    /// The family of a format id, if it is one.
+    pub fn from_id(id: u8) -> Option<HashFamily> {
+        Self::ALL.into_iter().find(|f| f.id() == id)
+    }
+
+    /// The 128-bit hash of `key` under `seed` in this family: the value a
+    /// filter of this family and seed hashes `key` to, and the one its
+    /// pre-hashed calls ([`Prehashed`](crate::Prehashed)) take.
+    #[inline]
+    pub fn hash_key<K: Key + ?Sized>(self, key: &K, seed: u64) -> u128 {
+        key.with_bytes(|b| short::hash_one(b, &Secrets::new(self, seed)))
+    }
+}
+
 /// The 128-bit hash of a key's bytes under `seed`: XXH3-128 (for inputs
 /// of at most 16 bytes by its closed formulas, inlined where the length is
 /// known: no length dispatch, the seed's constants a few additions; longer
 /// inputs by `xxhash-rust`).
 #[inline(always)]
 pub fn hash128(bytes: &[u8], seed: u64) -> u128 {
-    short::hash_one(bytes, &Secrets::new(seed))
+    short::hash_one(bytes, &Secrets::new(HashFamily::Xxh3, seed))
 }
 
-/// The 128-bit hash of a [`Key`] under `seed`.
+/// The XXH3-128 hash of a [`Key`] under `seed` ([`HashFamily::Xxh3`]).
 ///
 /// This is the value the pre-hashed calls ([`Prehashed`](crate::Prehashed))
-/// take: for two-hash schemes
+/// of an XXH3 filter take: for two-hash schemes
 /// `filter.prehashed_mut()?.insert(hash_key(&k, filter.seed()))` is the
-/// same as `filter.insert(&k)`.
+/// same as `filter.insert(&k)`. For a filter of any family,
+/// `filter.hash_family().hash_key(&k, filter.seed())` (or the handle's
+/// [`Prehashed::hash`](crate::Prehashed::hash)) is.
 #[inline]
 pub fn hash_key<K: Key + ?Sized>(key: &K, seed: u64) -> u128 {
     key.with_bytes(|b| hash128(b, seed))

@@ -1,5 +1,6 @@
-//! XXH3-128 of short inputs (0 to 16 bytes) by closed formulas, the seed's
-//! constants derived once.
+//! The 128-bit hash of short inputs (0 to 16 bytes) by closed formulas,
+//! the seed's constants derived once: XXH3-128's, and the folded-multiply
+//! family's ([`HashFamily::FoldedMultiply`]), which reads the same words.
 //!
 //! Integer keys, and most ids, are at most 16 bytes long. For those XXH3-128
 //! is three closed formulas, one per length class (1-3, 4-8, 9-16 bytes),
@@ -13,7 +14,12 @@
 //! ([`Secrets`]: per filter for one-key calls, per batch otherwise), not
 //! once per key as a one-shot call does.
 //!
-//! The result is XXH3-128 exactly, bit for bit what `xxhash-rust`'s
+//! The folded-multiply family reads a key as [`short_input`] does (so one
+//! reading of the bytes serves both families, in both backends) and mixes
+//! the words by three 64 x 64 -> 128 multiplies instead of XXH3's
+//! formulas ([`folded_lanes`]); keys over 16 bytes are XXH3-128 in both.
+//!
+//! The XXH3 result is XXH3-128 exactly, bit for bit what `xxhash-rust`'s
 //! `xxh3_128_with_seed` returns (the formulas follow the XXH3
 //! specification; tested for every length 0 to 256 and random seeds, and
 //! by the `hash_batch` fuzz target). Longer keys go to
@@ -24,7 +30,7 @@
 
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
-use super::Key;
+use super::{HashFamily, Key};
 
 /// The lane operations the short-input formulas need (64-bit lanes).
 pub(crate) trait HashLanes: Copy {
@@ -72,10 +78,14 @@ const SECRET: [u64; 12] = [
     0xd8ac_dea9_46ef_1938,
 ];
 
-/// The seed's share of each short-input formula, computed once per batch.
+/// The seed's share of each short-input formula, computed once per batch
+/// (or per filter, for one-key calls), and the family it is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Secrets {
+    family: HashFamily,
     seed: u64,
+    /// The folded-multiply family's six keys ([`folded_lanes`]).
+    fold: [u64; 6],
     /// 1-3 bytes: the low and high halves' bitflips.
     tiny: [u64; 2],
     /// 4-8 bytes: the bitflip.
@@ -87,16 +97,19 @@ pub(crate) struct Secrets {
 }
 
 impl Secrets {
-    /// The constants for `seed`. Inlined: a single-key hash builds them per
-    /// call, and the constants of classes the key cannot be in (all but
-    /// one, for a fixed-width key) are dead code the compiler drops.
+    /// The constants of `family` for `seed`. Inlined: a single-key hash
+    /// builds them per call, and the constants of classes the key cannot be
+    /// in (all but one, for a fixed-width key) and of the other family are
+    /// dead code the compiler drops.
     #[inline(always)]
-    pub(crate) fn new(seed: u64) -> Self {
+    pub(crate) fn new(family: HashFamily, seed: u64) -> Self {
         let lo32 = |w: u64| w & 0xffff_ffff;
         let hi32 = |w: u64| w >> 32;
         let mid_seed = seed ^ (u64::from((seed as u32).swap_bytes()) << 32);
         Self {
+            family,
             seed,
+            fold: fold_keys(seed),
             tiny: [
                 (lo32(SECRET[0]) ^ hi32(SECRET[0])).wrapping_add(seed),
                 (lo32(SECRET[1]) ^ hi32(SECRET[1])).wrapping_sub(seed),
@@ -117,6 +130,21 @@ impl Secrets {
     pub(crate) fn seed(&self) -> u64 {
         self.seed
     }
+
+    /// The family the constants are for.
+    #[inline]
+    pub(crate) fn family(&self) -> HashFamily {
+        self.family
+    }
+}
+
+/// The folded-multiply family's keys for `seed`: XXH64's avalanche of the
+/// seed xored with six fixed words (XXH3's default secret's words 0 to 5,
+/// reused as nothing-up-the-sleeve constants), so that every seed gives
+/// six unrelated keys and seeds one apart unrelated key sets.
+#[inline(always)]
+fn fold_keys(seed: u64) -> [u64; 6] {
+    [0, 1, 2, 3, 4, 5].map(|i| xxh64_avalanche(seed ^ SECRET[i]))
 }
 
 /// XXH3's length classes of inputs up to 16 bytes, and longer ones.
@@ -212,9 +240,51 @@ fn xxh64_avalanche(v: u64) -> u64 {
 }
 
 /// The hash of inputs of one class, lanes of [`short_input`]'s words,
-/// as (low 64 bits, high 64 bits) lanes.
+/// as (low 64 bits, high 64 bits) lanes, in the family of `s`.
 #[inline(always)]
 pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> (V, V) {
+    match s.family {
+        HashFamily::Xxh3 => xxh3_lanes(class, w, s),
+        HashFamily::FoldedMultiply => folded_lanes(class, w, s),
+    }
+}
+
+/// The folded-multiply family's hash of inputs of one class (not
+/// [`Class::Long`]), from [`short_input`]'s words `[a, b, c]`:
+///
+/// ```text
+/// (x, y) = (a, b ^ c) for 9-16 bytes, (a, b) otherwise (0-8 bytes; both 0 when empty)
+/// (p0, p1) = (x ^ f0) * (y ^ f1)             64 x 64 -> 128 bits
+/// h1 = fold((p0 ^ f2) * (p1 ^ f3))           fold(lo, hi) = lo ^ hi
+/// h2 = fold((p0 ^ f4) * (p1 ^ f5))
+/// ```
+///
+/// with `f0..f5` the seed's keys ([`fold_keys`]). The words hold every
+/// byte of the key and its length (`b` is the length's term for 4-8
+/// bytes, so the first product is an injective multiply by a constant
+/// there: the u64 key itself is `a`). The two last multiplies are
+/// independent of each other (two multiplies' latency in all), and each
+/// half is the fold of a full product, every output bit depending on
+/// every input bit. Three multiplies and seven xors, where XXH3's
+/// formulas take three to six multiplies and about twenty other steps.
+#[inline(always)]
+fn folded_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> (V, V) {
+    let [a, b, c] = w;
+    let (x, y) = match class {
+        Class::Wide => (a, b.xor(c)),
+        Class::Tiny | Class::Mid | Class::Empty => (a, b),
+        Class::Long => unreachable!("inputs over 16 bytes are hashed one at a time"),
+    };
+    let f = |i: usize| V::splat(s.fold[i]);
+    let (p0, p1) = x.xor(f(0)).mul_wide(y.xor(f(1)));
+    let (q0, q1) = p0.xor(f(2)).mul_wide(p1.xor(f(3)));
+    let (r0, r1) = p0.xor(f(4)).mul_wide(p1.xor(f(5)));
+    (q0.xor(q1), r0.xor(r1))
+}
+
+/// XXH3-128's formulas for inputs of one class.
+#[inline(always)]
+fn xxh3_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> (V, V) {
     let [a, b, c] = w;
     match class {
         Class::Tiny => (
@@ -251,8 +321,9 @@ pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> 
     }
 }
 
-/// XXH3-128 of one key's bytes: the short-input formulas in scalar code,
-/// `xxhash-rust` past 16 bytes.
+/// The 128-bit hash of one key's bytes in the family of `s`: the
+/// short-input formulas in scalar code, XXH3-128 by `xxhash-rust` past 16
+/// bytes (both families).
 #[inline(always)]
 pub(crate) fn hash_one(bytes: &[u8], s: &Secrets) -> u128 {
     let (class, w) = short_input(bytes);
@@ -357,7 +428,7 @@ mod tests {
         let mut seeds = vec![0, 1, u64::MAX, 1 << 63, crate::hash::DEFAULT_SEED];
         seeds.extend((0..40).map(|_| next(&mut state)));
         for &seed in &seeds {
-            let s = Secrets::new(seed);
+            let s = Secrets::new(HashFamily::Xxh3, seed);
             for len in 0..=40 {
                 for fill in [0x00u8, 0xff, 0x80] {
                     let bytes = vec![fill; len];
@@ -375,10 +446,36 @@ mod tests {
         }
     }
 
+    /// The folded-multiply family's scalar formulas equal its oracle
+    /// (written from the bytes, `super::reference`) for every length up
+    /// to 40 (XXH3-128 past 16), on edge and random seeds and bytes; and
+    /// differ from XXH3's.
+    #[test]
+    fn folded_formulas_equal_the_oracle() {
+        let mut state = 5;
+        let mut seeds = vec![0, 1, u64::MAX, 1 << 63, crate::hash::DEFAULT_SEED];
+        seeds.extend((0..40).map(|_| next(&mut state)));
+        for &seed in &seeds {
+            let s = Secrets::new(HashFamily::FoldedMultiply, seed);
+            for len in 0..=40 {
+                for _ in 0..8 {
+                    let bytes: Vec<u8> = (0..len).map(|_| next(&mut state) as u8).collect();
+                    let h = hash_one(&bytes, &s);
+                    assert_eq!(
+                        h,
+                        super::super::reference::folded_multiply(&bytes, seed),
+                        "len={len} seed={seed:#x}"
+                    );
+                    assert_eq!(h == xxh3_128_with_seed(&bytes, seed), len > 16);
+                }
+            }
+        }
+    }
+
     /// Keys of every class in one batch each get their own hash.
     #[test]
     fn keys_of_every_class_in_one_batch() {
-        let s = Secrets::new(99);
+        let s = Secrets::new(HashFamily::Xxh3, 99);
         let keys: Vec<Vec<u8>> = (0..40usize).map(|i| vec![i as u8; i % 19]).collect();
         let mut out = vec![0; keys.len()];
         hash_into(&keys, &s, &mut out);

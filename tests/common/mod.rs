@@ -10,7 +10,20 @@ use lesshash::{BloomFilter, Layout, Scheme};
 /// An empty filter of explicit geometry: `layout`, `scheme`, m bits, k
 /// probes, `seed` (the one helper every test binary builds filters with).
 pub fn build(layout: Layout, scheme: Scheme, m: u64, k: u32, seed: u64) -> BloomFilter {
+    build_in(lesshash::HashFamily::Xxh3, layout, scheme, m, k, seed)
+}
+
+/// [`build`] in a hash family.
+pub fn build_in(
+    family: lesshash::HashFamily,
+    layout: Layout,
+    scheme: Scheme,
+    m: u64,
+    k: u32,
+    seed: u64,
+) -> BloomFilter {
     BloomFilter::builder()
+        .hash_family(family)
         .layout(layout)
         .scheme(scheme)
         .bits(m)
@@ -114,6 +127,25 @@ pub fn blocked_filter_relative_variance(layout: Layout, m: u64, n: u64, k: u32) 
     }
     let (e1, e2) = (e1 / mass, e2 / mass);
     (e2 - e1 * e1) / b / (e1 * e1)
+}
+
+/// Relative variance of one filter's conditional rate from the fill's
+/// randomness (the module docs of `false_positive_rate.rs` derive it).
+pub fn fill_relative_variance(layout: Layout, m: u64, n: u64, k: u32) -> f64 {
+    if layout.is_blocked() {
+        // A blocked filter's rate varies with its blocks' loads, far more
+        // than with its total fill.
+        return blocked_filter_relative_variance(layout, m, n, k);
+    }
+    let (bins, probes, factor) = match layout {
+        Layout::Partitioned => ((m / u64::from(k)) as f64, n as f64, f64::from(k)),
+        _ => (m as f64, (u64::from(k) * n) as f64, f64::from(k * k)),
+    };
+    let lambda = probes / bins;
+    let empty = (-lambda).exp();
+    let var_x = bins * empty * (1.0 - (1.0 + lambda) * empty);
+    let x = bins * (1.0 - empty);
+    factor * var_x / (x * x)
 }
 
 /// Whether this run is CI's (`LESSHASH_CI=1`, set by `.ci/run` on its Rust

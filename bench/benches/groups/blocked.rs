@@ -20,6 +20,8 @@
 //! * peers at n = 1e6, 1e7 and 1e8: sbbf-rs-safe (256-bit split blocks, XXH3-64,
 //!   Parquet sizing: 10 bits/key, 1.26% measured) and fastbloom, one call
 //!   per key as their APIs offer.
+//! * the folded-multiply hash family at every size: the batch calls
+//!   (`auto-fold`) and one call per key (`single-fold`);
 //! * beside the peers: lesshash's single-key calls (`single`, and
 //!   `single-<kernel>` for the x86 vector kernels other than the automatic
 //!   one; `insert` rows one call per key for lesshash, sbbf-rs-safe and
@@ -39,7 +41,7 @@ use std::hint::black_box;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use lesshash::Prefetch;
-use lesshash::{BloomFilter, Kernel, Layout};
+use lesshash::{BloomFilter, HashFamily, Kernel, Layout};
 use xxhash_rust::xxh3::xxh3_64;
 
 use super::common::{Cursor, hex16, member, non_member};
@@ -58,7 +60,12 @@ struct Setup {
 }
 
 fn setup(layout: Layout, n: u64) -> Setup {
+    setup_in(layout, n, HashFamily::Xxh3)
+}
+
+fn setup_in(layout: Layout, n: u64, family: HashFamily) -> Setup {
     let mut filter = BloomFilter::builder()
+        .hash_family(family)
         .layout(layout)
         .expected_items(n)
         .fpr(0.01)
@@ -172,6 +179,7 @@ pub fn register(c: &mut Criterion) {
     }
     drop(classic);
     peers(&mut g, &s, 1_000_000, "n=1e6");
+    fold_rows(&mut g, 1_000_000, "n=1e6");
     peers_str16(&mut g, 1_000_000, "n=1e6");
     floors(&mut g, &s, "n=1e6");
     drop(s);
@@ -193,6 +201,7 @@ pub fn register(c: &mut Criterion) {
     }
     prefetch_sweep(&mut g, &mut s, "n=1e7");
     peers(&mut g, &s, 10_000_000, "n=1e7");
+    fold_rows(&mut g, 10_000_000, "n=1e7");
     peers_str16(&mut g, 10_000_000, "n=1e7");
     split_single(&mut g, &setup(Layout::SplitBlock, 10_000_000), "n=1e7");
     floors(&mut g, &s, "n=1e7");
@@ -204,6 +213,7 @@ pub fn register(c: &mut Criterion) {
     bench_ops(&mut g, &mut s, Layout::Blocked, "n=1e8", "auto", &auto);
     prefetch_sweep(&mut g, &mut s, "n=1e8");
     peers(&mut g, &s, 100_000_000, "n=1e8");
+    fold_rows(&mut g, 100_000_000, "n=1e8");
     peers_str16(&mut g, 100_000_000, "n=1e8");
     split_single(&mut g, &setup(Layout::SplitBlock, 100_000_000), "n=1e8");
     floors(&mut g, &s, "n=1e8");
@@ -429,6 +439,60 @@ fn split_single(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
     );
 }
 
+/// One `contains` call per key of the hit and the miss pool
+/// (`blocked-<op>/<size>/<variant>`).
+fn single_contains(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    filter: &BloomFilter,
+    s: &Setup,
+    size: &str,
+    variant: &str,
+) {
+    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
+        let mut cursor = Cursor::new();
+        g.bench_function(
+            BenchmarkId::new(format!("blocked-{op}/{size}"), variant),
+            |b| {
+                b.iter(|| {
+                    let mut found = 0usize;
+                    for key in cursor.next(pool, BATCH) {
+                        found += usize::from(filter.contains(black_box(key)));
+                    }
+                    black_box(found)
+                })
+            },
+        );
+    }
+}
+
+/// One `insert` call per key into a copy of the filled filter (the batch
+/// rows' `insert` adds the same non-members): `blocked-insert/<size>/<variant>`.
+fn single_insert(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str, variant: &str) {
+    let mut filter = s.filter.clone();
+    let mut cursor = Cursor::new();
+    g.bench_function(
+        BenchmarkId::new(format!("blocked-insert/{size}"), variant),
+        |b| {
+            b.iter(|| {
+                for key in cursor.next(&s.misses, BATCH) {
+                    filter.insert(black_box(key));
+                }
+            })
+        },
+    );
+}
+
+/// The folded-multiply family's rows beside XXH3-128's: the batch calls
+/// (`auto-fold`) and the one-key calls (`single-fold`) of a blocked filter
+/// of n keys built in that family.
+fn fold_rows(g: &mut BenchmarkGroup<'_, WallTime>, n: u64, size: &str) {
+    let mut s = setup_in(Layout::Blocked, n, HashFamily::FoldedMultiply);
+    bench_ops(g, &mut s, Layout::Blocked, size, "auto-fold", &|_| {});
+    let filter = s.filter.clone();
+    single_contains(g, &filter, &s, size, "single-fold");
+    single_insert(g, &s, size, "single-fold");
+}
+
 /// Peers on the same keys, one call per key: sbbf-rs-safe sized by
 /// Parquet's rule (10 bits/key for 1%) and fastbloom (its own sizing);
 /// beside them lesshash's own single-key calls (`single`), so that the
@@ -444,37 +508,9 @@ fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str) {
             }
             None => "single".to_string(),
         };
-        for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
-            let mut cursor = Cursor::new();
-            g.bench_function(
-                BenchmarkId::new(format!("blocked-{op}/{size}"), &variant),
-                |b| {
-                    b.iter(|| {
-                        let mut found = 0usize;
-                        for key in cursor.next(pool, BATCH) {
-                            found += usize::from(filter.contains(black_box(key)));
-                        }
-                        black_box(found)
-                    })
-                },
-            );
-        }
+        single_contains(g, &filter, s, size, &variant);
     }
-    // One `insert` call per key into a copy of the filled filter (the
-    // batch rows' `insert` adds the same non-members).
-    let mut filter = s.filter.clone();
-    let mut cursor = Cursor::new();
-    g.bench_function(
-        BenchmarkId::new(format!("blocked-insert/{size}"), "single"),
-        |b| {
-            b.iter(|| {
-                for key in cursor.next(&s.misses, BATCH) {
-                    filter.insert(black_box(key));
-                }
-            })
-        },
-    );
-    drop(filter);
+    single_insert(g, s, size, "single");
     let mut sbbf = sbbf_filter(n);
     for i in 0..n {
         sbbf.insert_hash(xxh3_64(&member(i).to_le_bytes()));

@@ -75,10 +75,10 @@ impl BloomFilter {
         if sequential(keys.len()) {
             return self.insert_batch(keys);
         }
-        let seed = self.seed();
+        let secrets = *self.geometry().secrets();
         self.par_insert_with(
             keys.len(),
-            |start, hs| hash_keys(keys, seed)(start, hs),
+            |start, hs| hash_keys(keys, secrets)(start, hs),
             |a, i| a.insert(&keys[i]),
         );
     }

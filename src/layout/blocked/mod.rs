@@ -320,11 +320,17 @@ impl Blocks {
 
     /// The oracle: a key's bit positions in probe order, computed directly
     /// from [`block_index`], [`lane_hash`] and [`position`] (allocates).
-    pub(crate) fn positions(&self, bytes: &[u8], seed: u64, two_hash: bool) -> Vec<u64> {
+    pub(crate) fn positions(
+        &self,
+        bytes: &[u8],
+        family: crate::HashFamily,
+        seed: u64,
+        two_hash: bool,
+    ) -> Vec<u64> {
         let k = self.consts.k;
         let segs = self.consts.segments();
         let (block, xs): (u64, Vec<u32>) = if two_hash {
-            let (h1, h2) = split(crate::hash::hash128(bytes, seed));
+            let (h1, h2) = split(family.hash_key(bytes, seed));
             (
                 block_index(h1, self.blocks),
                 (0..k).map(|i| lane_hash(h2, i)).collect(),

@@ -134,9 +134,9 @@ impl Flat {
 
     /// The oracle: a key's bit positions in probe order, by the scheme's
     /// direct formula ([`crate::scheme::reference_indices`]; allocates).
-    pub(crate) fn positions(&self, bytes: &[u8], seed: u64) -> Vec<u64> {
+    pub(crate) fn positions(&self, bytes: &[u8], family: crate::HashFamily, seed: u64) -> Vec<u64> {
         let p = &self.progression;
-        crate::scheme::reference_indices(p.scheme(), bytes, seed, p.range(), self.k)
+        crate::scheme::reference_indices_in(family, p.scheme(), bytes, seed, p.range(), self.k)
             .into_iter()
             .zip(0..)
             .map(|(x, i)| i * self.stride + x)
@@ -185,7 +185,7 @@ mod tests {
                         let mut words = vec![0u64; bits.div_ceil(64) as usize];
                         flat.set(&mut words[..], hash128(&bytes, 9));
                         let mut want = vec![0u64; words.len()];
-                        for p in flat.positions(&bytes, 9) {
+                        for p in flat.positions(&bytes, crate::HashFamily::Xxh3, 9) {
                             want[(p / 64) as usize] |= 1 << (p % 64);
                         }
                         assert_eq!(words, want, "{scheme:?} r={range} k={k} {partitioned}");

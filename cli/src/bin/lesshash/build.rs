@@ -62,6 +62,13 @@ pub(crate) struct Args {
     #[arg(long, value_name = "SEED", value_parser = crate::parse_seed)]
     seed: Option<u64>,
 
+    /// The 128-bit hash family, recorded in the file: `xxh3-128` (the
+    /// default) or `folded-multiply` (keys of at most 16 bytes by three
+    /// multiplies, XXH3-128 past that; two-hash schemes only). Queries
+    /// read it from the file.
+    #[arg(long = "hash", value_name = "FAMILY", value_parser = crate::hash_family_parser())]
+    hash_family: Option<lesshash::HashFamily>,
+
     /// Insert threads (0: one per CPU): they cut the lines, hash the keys
     /// and insert them; with more than one, the input is read on a thread
     /// of its own. The filter is the same for any count.
@@ -125,10 +132,10 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     let format = args.input.detect()?;
     if let Some(version) = args.output_format.spark() {
         let name = args.output_format_name();
-        if args.layout.is_some() || args.scheme.is_some() {
+        if args.layout.is_some() || args.scheme.is_some() || args.hash_family.is_some() {
             anyhow::bail!(
-                "--layout and --scheme do not apply to --output-format {name}: Spark's filter \
-                 is a flat bit array with its own index scheme"
+                "--layout, --scheme and --hash do not apply to --output-format {name}: Spark's \
+                 filter is a flat bit array with its own index scheme and hash"
             );
         }
         crate::spark::seed(version, args.seed)?;
@@ -152,6 +159,7 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
     // The filter's seed and scheme, as the builder below chooses them: a
     // stream's keys are hashed before the filter exists.
     let seed = args.seed.unwrap_or(lesshash::DEFAULT_SEED);
+    let family = args.hash_family();
     let scheme = args.scheme.unwrap_or(args.layout().default_scheme());
 
     // Pass one when --items is absent: count the lines. A regular file is
@@ -179,10 +187,17 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
             let reader = args.input.open()?;
             let spool = Spool::new(crate::spool::budget()?);
             let (spool, skipped) = match &pool {
-                None => spool_hashes(reader, spec, seed, &name, &bar, spool)?,
-                Some(pool) => {
-                    spool_hashes_parallel(reader, spec, seed, &name, &bar, spool, pool, threads)?
-                }
+                None => spool_hashes(reader, spec, (family, seed), &name, &bar, spool)?,
+                Some(pool) => spool_hashes_parallel(
+                    reader,
+                    spec,
+                    (family, seed),
+                    &name,
+                    &bar,
+                    spool,
+                    pool,
+                    threads,
+                )?,
             };
             bar.finish_and_clear();
             // The lines, as `count_lines` counts them: each has a key or
@@ -204,7 +219,10 @@ pub(crate) fn run(mut args: Args, quiet: bool) -> Result<ExitCode> {
         }
         (Filling::Spark(_), Pending::Hashes(..)) => unreachable!("Spark's build spools keys"),
         (Filling::Lesshash(filter), Pending::Input(reader)) => {
-            debug_assert_eq!((filter.seed(), filter.scheme()), (seed, scheme));
+            debug_assert_eq!(
+                (filter.hash_family(), filter.seed(), filter.scheme()),
+                (family, seed, scheme)
+            );
             let bar = crate::progress(quiet, args.input.len(), "build");
             let (filter, n, skipped) = match &pool {
                 None => insert_all(*filter, reader, spec, &name, &bar),
@@ -305,6 +323,10 @@ impl Args {
         self.layout.unwrap_or(Layout::Blocked)
     }
 
+    fn hash_family(&self) -> lesshash::HashFamily {
+        self.hash_family.unwrap_or_default()
+    }
+
     fn output_format_name(&self) -> String {
         use clap::ValueEnum;
         self.output_format
@@ -322,6 +344,7 @@ impl Args {
                 .fpr(self.fpr)
                 .layout(self.layout())
                 .seed(self.seed.unwrap_or(lesshash::DEFAULT_SEED))
+                .hash_family(self.hash_family())
                 .scheme(self.scheme.unwrap_or(self.layout().default_scheme()))
                 .key_kind(kind)
                 .build()
@@ -657,7 +680,12 @@ fn cut_parallel(
 /// Hashes the keys of `cuts` with `seed` in parallel on the current pool,
 /// each piece's straight into its own part of `hashes` (resized to hold
 /// them all, in input order): no serial pass over the keys.
-fn hash_cuts(cuts: &[Cut<'_>], spec: KeySpec, seed: u64, hashes: &mut Vec<u128>) -> Result<()> {
+fn hash_cuts(
+    cuts: &[Cut<'_>],
+    spec: KeySpec,
+    (family, seed): (lesshash::HashFamily, u64),
+    hashes: &mut Vec<u128>,
+) -> Result<()> {
     use rayon::prelude::*;
     hashes.resize(cuts.iter().map(|c| c.keys.len()).sum(), 0);
     let mut parts = Vec::with_capacity(cuts.len());
@@ -688,7 +716,8 @@ fn hash_cuts(cuts: &[Cut<'_>], spec: KeySpec, seed: u64, hashes: &mut Vec<u128>)
                         }),
                         Err(e) => e,
                     })?;
-            with_encoded!(encoded, |k| lesshash::hash_batch(k, seed, part)
+            with_encoded!(encoded, |k| family
+                .hash_batch(k, seed, part)
                 .expect("a part per piece's keys"));
             Ok(())
         },
@@ -710,14 +739,14 @@ fn insert_parallel(
     pool: &rayon::ThreadPool,
     threads: usize,
 ) -> Result<Built> {
-    let seed = filter.seed();
+    let hashing = (filter.hash_family(), filter.seed());
     let by_hash = filter.prehashed().is_ok();
     // Reused across blocks: the block's hashes.
     let mut hashes: Vec<u128> = Vec::new();
     let (n, skipped) = cut_parallel(reader, spec, name, bar, pool, threads, |cuts| {
         pool.install(|| {
             if by_hash {
-                hash_cuts(cuts, spec, seed, &mut hashes)?;
+                hash_cuts(cuts, spec, hashing, &mut hashes)?;
                 filter
                     .prehashed_mut()
                     .expect("a two-hash scheme")
@@ -746,7 +775,7 @@ struct Cut<'a> {
 fn spool_hashes(
     reader: Box<dyn Read + Send>,
     spec: KeySpec,
-    seed: u64,
+    (family, seed): (lesshash::HashFamily, u64),
     name: &str,
     bar: &indicatif::ProgressBar,
     mut spool: Spool<u128>,
@@ -754,12 +783,9 @@ fn spool_hashes(
     let (mut hashes, mut ints): (Vec<u128>, _) = (Vec::new(), Vec::new());
     let (_, skipped) = cut_all(reader, spec, name, bar, |keys| {
         hashes.resize(keys.len(), 0);
-        with_encoded!(spec.encode(keys, &mut ints)?, |k| lesshash::hash_batch(
-            k,
-            seed,
-            &mut hashes
-        )
-        .expect("a hash per key"));
+        with_encoded!(spec.encode(keys, &mut ints)?, |k| family
+            .hash_batch(k, seed, &mut hashes)
+            .expect("a hash per key"));
         spool.push(&hashes)
     })?;
     Ok((spool, skipped))
@@ -771,7 +797,7 @@ fn spool_hashes(
 fn spool_hashes_parallel(
     reader: Box<dyn Read + Send>,
     spec: KeySpec,
-    seed: u64,
+    hashing: (lesshash::HashFamily, u64),
     name: &str,
     bar: &indicatif::ProgressBar,
     mut spool: Spool<u128>,
@@ -780,7 +806,7 @@ fn spool_hashes_parallel(
 ) -> Result<(Spool<u128>, u64)> {
     let mut hashes: Vec<u128> = Vec::new();
     let (_, skipped) = cut_parallel(reader, spec, name, bar, pool, threads, |cuts| {
-        pool.install(|| hash_cuts(cuts, spec, seed, &mut hashes))?;
+        pool.install(|| hash_cuts(cuts, spec, hashing, &mut hashes))?;
         spool.push(&hashes)
     })?;
     Ok((spool, skipped))

@@ -41,6 +41,7 @@ pub(crate) fn run(args: Args) -> Result<ExitCode> {
         ),
         ("layout", f.layout().name().to_string()),
         ("scheme", f.scheme().name().to_string()),
+        ("hash", f.hash_family().name().to_string()),
         ("hashes (k)", f.num_hashes().to_string()),
         ("bits (m)", f.num_bits().to_string()),
         (

@@ -234,6 +234,14 @@ pub(crate) fn layout_parser() -> impl clap::builder::TypedValueParser<Value = La
         .map(|name| name.parse().expect("a name from Layout::ALL"))
 }
 
+/// `--hash`: any name of [`lesshash::HashFamily::ALL`].
+pub(crate) fn hash_family_parser()
+-> impl clap::builder::TypedValueParser<Value = lesshash::HashFamily> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(lesshash::HashFamily::ALL.map(|f| f.name()))
+        .map(|name| name.parse().expect("a name from HashFamily::ALL"))
+}
+
 /// `--scheme`: any name of [`Scheme::ALL`], with [`Scheme::ALIASES`].
 pub(crate) fn scheme_parser() -> impl clap::builder::TypedValueParser<Value = Scheme> {
     use clap::builder::{PossibleValue, TypedValueParser};
