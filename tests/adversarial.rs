@@ -128,10 +128,10 @@ fn random_seeds_differ_and_filters_with_different_seeds_do_not_combine() {
 /// compute it from the format's definition (docs/format.md): XXH64's
 /// avalanche of the seed xored with XXH3's first secret word.
 fn folded_f0(seed: u64) -> u64 {
-    let mut v = seed ^ 0xbe4b_a423_396c_feb8;
+    let mut v = seed;
     v = (v ^ (v >> 33)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
     v = (v ^ (v >> 29)).wrapping_mul(0x1656_67B1_9E37_79F9);
-    v ^ (v >> 32)
+    (v ^ (v >> 32)) ^ 0xbe4b_a423_396c_feb8
 }
 
 /// 16-byte keys whose first eight bytes are `f0` and the last eight `i`.

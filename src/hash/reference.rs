@@ -42,17 +42,13 @@ pub fn folded_multiply(bytes: &[u8], seed: u64) -> u128 {
         0x1cad_21f7_2c81_017c,
         0xdb97_9083_e96d_d4de,
         0x1f67_b3b7_a4a4_4072,
-        0x78e5_c0cc_4ee6_79cb,
-        0x2172_ffcc_7dd0_5a82,
     ];
-    let f = secret.map(|w| {
-        let mut v = seed ^ w;
-        v = (v ^ (v >> 33)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
-        v = (v ^ (v >> 29)).wrapping_mul(0x1656_67B1_9E37_79F9);
-        v ^ (v >> 32)
-    });
+    let mut a = seed;
+    a = (a ^ (a >> 33)).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    a = (a ^ (a >> 29)).wrapping_mul(0x1656_67B1_9E37_79F9);
+    a ^= a >> 32;
+    let f = secret.map(|w| a ^ w);
     let (p0, p1) = mul(x ^ f[0], y ^ f[1]);
     let (q0, q1) = mul(p0 ^ f[2], p1 ^ f[3]);
-    let (r0, r1) = mul(p0 ^ f[4], p1 ^ f[5]);
-    u128::from(q0 ^ q1) | u128::from(r0 ^ r1) << 64
+    u128::from(q0 ^ q1) | u128::from(p0 ^ p1) << 64
 }

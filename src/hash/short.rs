@@ -84,8 +84,8 @@ const SECRET: [u64; 12] = [
 pub(crate) struct Secrets {
     family: HashFamily,
     seed: u64,
-    /// The folded-multiply family's six keys ([`folded_lanes`]).
-    fold: [u64; 6],
+    /// The folded-multiply family's four keys ([`folded_lanes`]).
+    fold: [u64; 4],
     /// 1-3 bytes: the low and high halves' bitflips.
     tiny: [u64; 2],
     /// 4-8 bytes: the bitflip.
@@ -139,12 +139,14 @@ impl Secrets {
 }
 
 /// The folded-multiply family's keys for `seed`: XXH64's avalanche of the
-/// seed xored with six fixed words (XXH3's default secret's words 0 to 5,
-/// reused as nothing-up-the-sleeve constants), so that every seed gives
-/// six unrelated keys and seeds one apart unrelated key sets.
+/// seed (a bijection: seeds one apart give unrelated keys) xored with four
+/// fixed words (XXH3's default secret's words 0 to 3, reused as
+/// nothing-up-the-sleeve constants). One avalanche, not one per key: a
+/// one-key hash under a seed known only at run time derives them per call.
 #[inline(always)]
-fn fold_keys(seed: u64) -> [u64; 6] {
-    [0, 1, 2, 3, 4, 5].map(|i| xxh64_avalanche(seed ^ SECRET[i]))
+fn fold_keys(seed: u64) -> [u64; 4] {
+    let a = xxh64_avalanche(seed);
+    [0, 1, 2, 3].map(|i| a ^ SECRET[i])
 }
 
 /// XXH3's length classes of inputs up to 16 bytes, and longer ones.
@@ -255,18 +257,20 @@ pub(crate) fn hash_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> 
 /// ```text
 /// (x, y) = (a, b ^ c) for 9-16 bytes, (a, b) otherwise (0-8 bytes; both 0 when empty)
 /// (p0, p1) = (x ^ f0) * (y ^ f1)             64 x 64 -> 128 bits
+/// h2 = p0 ^ p1                               the fold of the first product
 /// h1 = fold((p0 ^ f2) * (p1 ^ f3))           fold(lo, hi) = lo ^ hi
-/// h2 = fold((p0 ^ f4) * (p1 ^ f5))
 /// ```
 ///
-/// with `f0..f5` the seed's keys ([`fold_keys`]). The words hold every
+/// with `f0..f3` the seed's keys ([`fold_keys`]). The words hold every
 /// byte of the key and its length (`b` is the length's term for 4-8
 /// bytes, so the first product is an injective multiply by a constant
-/// there: the u64 key itself is `a`). The two last multiplies are
-/// independent of each other (two multiplies' latency in all), and each
-/// half is the fold of a full product, every output bit depending on
-/// every input bit. Three multiplies and seven xors, where XXH3's
-/// formulas take three to six multiplies and about twenty other steps.
+/// there: the u64 key itself is `a`). Each half is the fold of a full
+/// product (a product's high half alone is far from uniform: a fold's
+/// low half evens it out), every output bit depending on every input bit;
+/// h1, which picks the block (the blocked layouts) or the start (flat),
+/// has two rounds. Two multiplies and five xors, where XXH3's formulas
+/// take three to six multiplies and about twenty other steps: on a
+/// multiply-bound batch the multiplies are the cost.
 #[inline(always)]
 fn folded_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> (V, V) {
     let [a, b, c] = w;
@@ -278,8 +282,7 @@ fn folded_lanes<V: HashLanes>(class: Class, w: [V; 3], s: &Secrets) -> (V, V) {
     let f = |i: usize| V::splat(s.fold[i]);
     let (p0, p1) = x.xor(f(0)).mul_wide(y.xor(f(1)));
     let (q0, q1) = p0.xor(f(2)).mul_wide(p1.xor(f(3)));
-    let (r0, r1) = p0.xor(f(4)).mul_wide(p1.xor(f(5)));
-    (q0.xor(q1), r0.xor(r1))
+    (q0.xor(q1), p0.xor(p1))
 }
 
 /// XXH3-128's formulas for inputs of one class.

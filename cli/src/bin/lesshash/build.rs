@@ -63,7 +63,7 @@ pub(crate) struct Args {
     seed: Option<u64>,
 
     /// The 128-bit hash family, recorded in the file: `xxh3-128` (the
-    /// default) or `folded-multiply` (keys of at most 16 bytes by three
+    /// default) or `folded-multiply` (keys of at most 16 bytes by two
     /// multiplies, XXH3-128 past that; two-hash schemes only). Queries
     /// read it from the file.
     #[arg(long = "hash", value_name = "FAMILY", value_parser = crate::hash_family_parser())]
