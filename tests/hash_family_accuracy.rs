@@ -34,10 +34,13 @@ use lesshash::{BloomFilter, HashFamily, Layout, Scheme};
 /// layouts, 1% for blocked).
 const BITS_PER_KEY: u64 = 10;
 
+/// Appends key i of a set to the buffer.
+type KeyFn = Box<dyn Fn(u64, &mut Vec<u8>) + Sync>;
+
 /// A structured key set: key i of the set as bytes.
 struct KeySet {
     name: String,
-    key: Box<dyn Fn(u64, &mut Vec<u8>) + Sync>,
+    key: KeyFn,
 }
 
 fn u64_set(name: impl Into<String>, f: impl Fn(u64) -> u64 + Sync + 'static) -> KeySet {

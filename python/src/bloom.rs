@@ -101,6 +101,7 @@ fn builder(
     layout: Option<&str>,
     scheme: Option<&str>,
     seed: Option<&Bound<'_, PyAny>>,
+    hash_family: Option<&str>,
 ) -> PyResult<lesshash::Builder> {
     let layout = match layout {
         None => Layout::default(),
@@ -114,10 +115,15 @@ fn builder(
         None => DEFAULT_SEED,
         Some(s) => crate::errors::seed(s)?,
     };
+    let family = match hash_family {
+        None => lesshash::HashFamily::default(),
+        Some(name) => named::<lesshash::HashFamily>(name)?,
+    };
     Ok(lesshash::BloomFilter::builder()
         .layout(layout)
         .scheme(scheme)
-        .seed(seed))
+        .seed(seed)
+        .hash_family(family))
 }
 
 /// Batch inserts (made only for a writable filter: [`BloomFilter::writable`]),
@@ -165,17 +171,21 @@ impl BloomFilter {
     /// omitted. `seed`: a 64-bit seed (filters combine only with equal seeds),
     /// or `"random"` for a secret one drawn from the OS (use it when others
     /// choose the keys; docs/python.md, "Keys chosen by others").
+    /// `hash_family`: ``"xxh3-128"`` (the default) or ``"folded-multiply"``
+    /// (keys of at most 16 bytes by two multiplies; two-hash schemes
+    /// only), recorded in the file.
     #[new]
-    #[pyo3(signature = (expected_items, fpr, layout = None, scheme = None, seed = None))]
+    #[pyo3(signature = (expected_items, fpr, layout = None, scheme = None, seed = None, hash_family = None))]
     fn new(
         expected_items: &Bound<'_, PyAny>,
         fpr: f64,
         layout: Option<&str>,
         scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
+        hash_family: Option<&str>,
     ) -> PyResult<Self> {
         let n = unsigned(expected_items, "expected_items")?;
-        let inner = builder(layout, scheme, seed)?
+        let inner = builder(layout, scheme, seed, hash_family)?
             .expected_items(n)
             .fpr(fpr)
             .build()
@@ -187,7 +197,8 @@ impl BloomFilter {
     /// classic and partitioned layouts grow `bits` to a prime range with a
     /// two-hash scheme; the blocked layouts to whole 512-bit blocks).
     #[classmethod]
-    #[pyo3(signature = (bits, hashes, layout = None, scheme = None, seed = None))]
+    #[pyo3(signature = (bits, hashes, layout = None, scheme = None, seed = None, hash_family = None))]
+    #[allow(clippy::too_many_arguments)]
     fn from_bits(
         _cls: &Bound<'_, PyType>,
         bits: &Bound<'_, PyAny>,
@@ -195,12 +206,13 @@ impl BloomFilter {
         layout: Option<&str>,
         scheme: Option<&str>,
         seed: Option<&Bound<'_, PyAny>>,
+        hash_family: Option<&str>,
     ) -> PyResult<Self> {
         let m = unsigned(bits, "bits")?;
         let k = u32::try_from(unsigned(hashes, "hashes")?).map_err(|_| {
             PyValueError::new_err("invalid parameter `hashes`: at most 64 probes per key")
         })?;
-        let inner = builder(layout, scheme, seed)?
+        let inner = builder(layout, scheme, seed, hash_family)?
             .bits(m)
             .hashes(k)
             .build()
@@ -808,6 +820,12 @@ impl BloomFilter {
         self.inner.read(py, |b| b.view().seed())
     }
 
+    /// The 128-bit hash family: ``"xxh3-128"`` or ``"folded-multiply"``.
+    #[getter]
+    fn hash_family(&self, py: Python<'_>) -> &'static str {
+        self.inner.read(py, |b| b.view().hash_family().name())
+    }
+
     /// Bits per key added so far (`bits / insert_calls`; repeats count), or
     /// ``None`` before the first key.
     #[getter]
@@ -861,13 +879,14 @@ impl BloomFilter {
             let f = b.view();
             format!(
                 "BloomFilter(layout='{}', scheme='{}', bits={}, hashes={}, seed={:#x}, \
-             key_kind='{}', insert_calls={}, fill_ratio={:.4}, estimated_len={:.0}, \
-             expected_fpr={:.3e}{path})",
+             hash_family='{}', key_kind='{}', insert_calls={}, fill_ratio={:.4}, \
+             estimated_len={:.0}, expected_fpr={:.3e}{path})",
                 f.layout().name(),
                 f.scheme().name(),
                 f.num_bits(),
                 f.num_hashes(),
                 f.seed(),
+                f.hash_family().name(),
                 f.key_kind().name(),
                 f.insert_calls(),
                 f.fill_ratio(),

@@ -70,11 +70,11 @@ def python_golden_keys():
     return members, probes
 
 
-def python_golden_filter(layout: str, encode=None) -> BloomFilter:
+def python_golden_filter(layout: str, encode=None, hash_family=None) -> BloomFilter:
     """The golden filter; with `encode`, every int key replaced by
     `encode(key)` (bytes keys: the int paths are not used)."""
     enc = encode or (lambda k: k)
-    bf = BloomFilter(400, 0.01, layout=layout, seed=2026)
+    bf = BloomFilter(400, 0.01, layout=layout, seed=2026, hash_family=hash_family)
     if encode is None:
         bf.add_many(np.array(ARRAY_MEMBERS, dtype=np.int64))
     else:
@@ -98,17 +98,22 @@ def documented(k: int) -> bytes:
     return k.to_bytes(8, "little", signed=k < 0)
 
 
+@pytest.mark.parametrize("hash_family", ["xxh3-128", "folded-multiply"])
 @pytest.mark.parametrize("layout", ["blocked", "split-block", "classic", "partitioned"])
-def test_python_golden_files_are_what_python_writes(layout):
+def test_python_golden_files_are_what_python_writes(layout, hash_family):
     """The committed Python-written files are byte for byte what this code
-    writes now (regenerate: LESSHASH_REGEN_GOLDEN=1 pytest -k python_golden)."""
+    writes now, in each hash family (regenerate: LESSHASH_REGEN_GOLDEN=1
+    pytest -k python_golden; only the missing files are written)."""
     import os
 
-    bf = python_golden_filter(layout)
+    bf = python_golden_filter(layout, hash_family=hash_family)
+    assert bf.hash_family == hash_family
+    assert f"hash_family='{hash_family}'" in repr(bf)
     _, probes = python_golden_keys()
     answers = "".join("1" if k in bf else "0" for k in probes)
-    path = PY_GOLDEN / f"{layout}.lhbf"
-    if os.environ.get("LESSHASH_REGEN_GOLDEN") == "1":
+    stem = layout if hash_family == "xxh3-128" else f"{layout}-{hash_family}"
+    path = PY_GOLDEN / f"{stem}.lhbf"
+    if os.environ.get("LESSHASH_REGEN_GOLDEN") == "1" and not path.exists():
         PY_GOLDEN.mkdir(exist_ok=True)
         bf.save(path)
         path.with_suffix(".answers").write_text(answers + "\n")
