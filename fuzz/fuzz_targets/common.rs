@@ -50,9 +50,17 @@ pub struct Params {
 impl Params {
     /// The builder these parameters describe.
     pub fn builder(&self) -> lesshash::Builder {
+        // The high bit of `scheme` (which `scheme` reads modulo 4) picks
+        // the folded-multiply hash family for a two-hash scheme.
+        let family = if self.scheme & 0x80 != 0 && scheme(self.scheme).is_two_hash() {
+            lesshash::HashFamily::FoldedMultiply
+        } else {
+            lesshash::HashFamily::Xxh3
+        };
         let b = BloomFilter::builder()
             .layout(layout(self.layout))
             .scheme(scheme(self.scheme))
+            .hash_family(family)
             .seed(self.seed);
         match self.size {
             Size::Explicit { bits, hashes } => {

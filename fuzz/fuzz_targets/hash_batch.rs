@@ -2,13 +2,15 @@
 //! against `xxhash-rust`'s one-shot `xxh3_128_with_seed`, bit for bit: keys
 //! of any length (the short-input formulas up to 16 bytes, `xxhash-rust`
 //! past them), batches of one length and of mixed lengths and classes, any
-//! seed, and fixed-width integer keys.
+//! seed, and fixed-width integer keys. The folded-multiply family's batch
+//! (`HashFamily::hash_batch_on`, every kernel) and one-key hash against its
+//! oracle (`folded_multiply`, written from docs/format.md) the same way.
 
 #![no_main]
 
 use arbitrary::Arbitrary;
-use lesshash::internals::hash::hash_batch_with;
-use lesshash::{Kernel, hash_batch};
+use lesshash::internals::hash::{folded_multiply, hash_batch_with};
+use lesshash::{HashFamily, Kernel, hash_batch};
 use libfuzzer_sys::fuzz_target;
 use xxhash_rust::xxh3::xxh3_128_with_seed;
 
@@ -34,6 +36,22 @@ fn check<K: lesshash::Key>(keys: &[K], seed: u64) {
         let mut by_kernel = vec![!0u128; keys.len()];
         hash_batch_with(kernel, keys, seed, &mut by_kernel).expect("lengths match");
         assert!(by_kernel == out, "{kernel:?} differs");
+    }
+    let fold = HashFamily::FoldedMultiply;
+    for kernel in Kernel::available() {
+        let mut by_kernel = vec![!0u128; keys.len()];
+        fold.hash_batch_on(kernel, keys, seed, &mut by_kernel)
+            .expect("lengths match");
+        for (key, h) in keys.iter().zip(&by_kernel) {
+            key.with_bytes(|b| {
+                assert_eq!(
+                    *h,
+                    folded_multiply(b, seed),
+                    "folded, {kernel:?}: key {b:?} seed {seed:#x}"
+                )
+            });
+            assert_eq!(*h, fold.hash_key(key, seed));
+        }
     }
 }
 

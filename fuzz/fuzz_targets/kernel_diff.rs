@@ -25,7 +25,7 @@ use lesshash::internals::count_min::reference_columns;
 use lesshash::internals::kernel::{FlatSpec, flat_indices};
 use lesshash::internals::primes::next_prime;
 use lesshash::internals::scheme::{for_each_index, reference_index, start_and_stride};
-use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout, hash_key};
+use lesshash::{BloomFilter, CountMinScheme, CountMinSketch, Layout};
 use libfuzzer_sys::fuzz_target;
 
 #[derive(Arbitrary, Debug)]
@@ -136,7 +136,7 @@ fn filter_bits(params: common::Params, keys: Vec<Vec<u8>>) {
             hashed
                 .prehashed_mut()
                 .unwrap()
-                .insert(hash_key(key, empty.seed()));
+                .insert(empty.hash_family().hash_key(key, empty.seed()));
             assert!(hashed == one, "insert_hash sets other bits than insert");
         }
         all.insert(key);
@@ -265,7 +265,7 @@ fn batch_with_kernel(
     };
     empty.set_kernel(kernel).unwrap();
     let lanes = 1 + usize::from(lanes % 17);
-    let seed = empty.seed();
+    let (seed, family) = (empty.seed(), empty.hash_family());
     let two_hash = empty.scheme().is_two_hash();
 
     // Inserts: one call per key is the oracle.
@@ -282,7 +282,7 @@ fn batch_with_kernel(
         chunked.insert_batch(chunk);
     }
     assert!(chunked == single, "chunked insert_batch differs");
-    let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+    let hashes: Vec<u128> = keys.iter().map(|k| family.hash_key(k, seed)).collect();
     let mut hashed = empty.clone();
     match hashed.prehashed_mut() {
         Ok(mut by_hash) => {
@@ -313,7 +313,7 @@ fn batch_with_kernel(
         filter.contains_batch(chunk, slots).unwrap();
     }
     assert_eq!(out, expect, "chunked contains_batch differs");
-    let all_hashes: Vec<u128> = all.iter().map(|k| hash_key(*k, seed)).collect();
+    let all_hashes: Vec<u128> = all.iter().map(|k| family.hash_key(*k, seed)).collect();
     let mut out = vec![false; all.len()];
     match filter.prehashed() {
         Ok(by_hash) => {

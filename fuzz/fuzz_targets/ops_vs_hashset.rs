@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 
 use arbitrary::Arbitrary;
 use common::Params;
-use lesshash::{BloomFilter, FilterView, hash_key};
+use lesshash::{BloomFilter, FilterView};
 use libfuzzer_sys::fuzz_target;
 
 type Key = Vec<u8>;
@@ -203,8 +203,8 @@ fn par_above_task(filter: &BloomFilter, keys: &[Key], threads: usize) {
     pool().install(|| par.par_contains_batch(&queries, &mut got).unwrap());
     assert!(got == want, "par_contains_batch above PAR_TASK differs");
     if filter.scheme().is_two_hash() {
-        let seed = filter.seed();
-        let hashes: Vec<u128> = big.iter().map(|k| hash_key(k, seed)).collect();
+        let (seed, family) = (filter.seed(), filter.hash_family());
+        let hashes: Vec<u128> = big.iter().map(|k| family.hash_key(k, seed)).collect();
         let mut par_hashed = filter.clone();
         pool().install(|| {
             par_hashed
@@ -216,7 +216,7 @@ fn par_above_task(filter: &BloomFilter, keys: &[Key], threads: usize) {
             par_hashed == seq,
             "par_insert_hash_batch above PAR_TASK differs"
         );
-        let hashes: Vec<u128> = queries.iter().map(|k| hash_key(k, seed)).collect();
+        let hashes: Vec<u128> = queries.iter().map(|k| family.hash_key(k, seed)).collect();
         let mut got = vec![true; n];
         pool().install(|| {
             par.prehashed()
@@ -236,7 +236,7 @@ fn run(input: Input) {
         return;
     };
     let two_hash = filter.scheme().is_two_hash();
-    let seed = filter.seed();
+    let (seed, family) = (filter.seed(), filter.hash_family());
     let mut model: BTreeSet<Key> = BTreeSet::new();
     let mut above_task_done = false;
     for op in input.ops {
@@ -275,7 +275,7 @@ fn run(input: Input) {
                 assert!(filter.contains_batch(&keys, &mut short).is_err());
             }
             Op::InsertHash(key) => {
-                let hash = hash_key(&key, seed);
+                let hash = family.hash_key(&key, seed);
                 let mut by_key = filter.clone();
                 by_key.insert(&key);
                 match filter.prehashed_mut() {
@@ -289,7 +289,7 @@ fn run(input: Input) {
                 }
             }
             Op::ContainsHash(key) => {
-                let hash = hash_key(&key, seed);
+                let hash = family.hash_key(&key, seed);
                 match filter.prehashed() {
                     Ok(by_hash) => {
                         let hit = by_hash.contains(hash);
@@ -302,7 +302,7 @@ fn run(input: Input) {
                 }
             }
             Op::InsertHashBatch(keys) => {
-                let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                let hashes: Vec<u128> = keys.iter().map(|k| family.hash_key(k, seed)).collect();
                 let before = filter.clone();
                 let mut by_key = filter.clone();
                 by_key.insert_batch(&keys);
@@ -322,7 +322,7 @@ fn run(input: Input) {
                 }
             }
             Op::ContainsHashBatch(keys) => {
-                let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                let hashes: Vec<u128> = keys.iter().map(|k| family.hash_key(k, seed)).collect();
                 let mut out = vec![false; keys.len()];
                 match filter.prehashed() {
                     Ok(by_hash) => {
@@ -380,7 +380,7 @@ fn run(input: Input) {
                     "par_contains_batch false negative"
                 );
                 if two_hash {
-                    let hashes: Vec<u128> = keys.iter().map(|k| hash_key(k, seed)).collect();
+                    let hashes: Vec<u128> = keys.iter().map(|k| family.hash_key(k, seed)).collect();
                     let mut par_hashed = same_params(&filter);
                     par_hashed
                         .prehashed_mut()

@@ -133,6 +133,7 @@ impl Secrets {
 
     /// The family the constants are for.
     #[inline]
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
     pub(crate) fn family(&self) -> HashFamily {
         self.family
     }
