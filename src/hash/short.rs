@@ -16,7 +16,7 @@
 //!
 //! The folded-multiply family reads a key as [`short_input`] does (so one
 //! reading of the bytes serves both families, in both backends) and mixes
-//! the words by three 64 x 64 -> 128 multiplies instead of XXH3's
+//! the words by two 64 x 64 -> 128 multiplies instead of XXH3's
 //! formulas ([`folded_lanes`]); keys over 16 bytes are XXH3-128 in both.
 //!
 //! The XXH3 result is XXH3-128 exactly, bit for bit what `xxhash-rust`'s
