@@ -2,7 +2,7 @@
 # The headline table of README.md and docs/benchmarks.md and the one-key
 # table of docs/benchmarks.md, from one quiet window: the blocked filter's
 # criterion rows (batch and single key, the automatic and the AVX-512
-# kernel, sbbf-rs-safe beside them; one call per key at 1e6, 1e7 and 1e8
+# kernel, both hash families, sbbf-rs-safe beside them; one call per key at 1e6, 1e7 and 1e8
 # for both blocked layouts, sbbf-rs-safe and fastbloom, u64 and 16-byte
 # keys), then the Boost.Bloom driver on its own keys of the same sizes,
 # then the report. About 11 minutes on a 2-core machine.
@@ -21,7 +21,7 @@ target=${CARGO_TARGET_DIR:-target}
 # The headline's rows (1e6 and 1e7), then the one-key table's: one call
 # per key at 1e6, 1e7 and 1e8 for both blocked layouts and the peers, on
 # u64 and 16-byte keys.
-headline_rows='(blocked|sbbf-rs-safe)-(contains_hit|contains_miss|insert)/n=1e[67]/(auto|single|single-avx512|kernel-avx512|peer)'
+headline_rows='(blocked|sbbf-rs-safe)-(contains_hit|contains_miss|insert)/n=1e[67]/(auto|auto-fold|single|single-fold|single-avx512|kernel-avx512|peer)'
 one_key_rows='((blocked|split-block)-(contains_hit|contains_miss|insert)(-str16)?/n=1e[678]/single|(sbbf-rs-safe|fastbloom)-(contains_hit|contains_miss|insert)/n=1e[678]/peer|sbbf-rs-safe-(contains_hit|contains_miss|insert)-str16/n=1e[678]/peer)'
 # The floors (XXH3-128 alone; one random cache-line load per key) say in
 # the one-key table how much the memory system gave in this window.

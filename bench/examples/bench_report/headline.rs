@@ -36,7 +36,7 @@ struct Row {
     optional: bool,
 }
 
-const ROWS: [Row; 5] = [
+const ROWS: [Row; 7] = [
     Row {
         label: "lesshash blocked, batch (`contains_batch`, automatic kernel)",
         prefix: "blocked",
@@ -60,6 +60,22 @@ const ROWS: [Row; 5] = [
         inserts: true,
         short: true,
         optional: false,
+    },
+    Row {
+        label: "lesshash blocked, batch, folded-multiply hash family",
+        prefix: "blocked",
+        variant: "auto-fold",
+        inserts: true,
+        short: false,
+        optional: true,
+    },
+    Row {
+        label: "lesshash blocked, single key, folded-multiply hash family",
+        prefix: "blocked",
+        variant: "single-fold",
+        inserts: true,
+        short: false,
+        optional: true,
     },
     Row {
         label: "lesshash blocked, single key, AVX-512 kernel",
