@@ -2479,11 +2479,11 @@ fn build_writes_spark_filters() {
         ),
         (
             &["--output-format", "spark-v2", "--layout", "classic"][..],
-            "--layout and --scheme do not apply",
+            "--layout, --scheme and --hash do not apply",
         ),
         (
             &["--output-format", "spark-v2", "--scheme", "double"][..],
-            "--layout and --scheme do not apply",
+            "--layout, --scheme and --hash do not apply",
         ),
         (&["--output-format", "spark-v3"][..], "spark-v3"),
     ] {
