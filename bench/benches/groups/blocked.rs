@@ -411,38 +411,15 @@ fn floors(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
 fn split_single(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str) {
     let mut filter = s.filter.clone();
     filter.set_kernel(Kernel::auto()).expect("available");
-    for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
-        let mut cursor = Cursor::new();
-        g.bench_function(
-            BenchmarkId::new(format!("split-block-{op}/{size}"), "single"),
-            |b| {
-                b.iter(|| {
-                    let mut found = 0usize;
-                    for key in cursor.next(pool, BATCH) {
-                        found += usize::from(filter.contains(black_box(key)));
-                    }
-                    black_box(found)
-                })
-            },
-        );
-    }
-    let mut cursor = Cursor::new();
-    g.bench_function(
-        BenchmarkId::new(format!("split-block-insert/{size}"), "single"),
-        |b| {
-            b.iter(|| {
-                for key in cursor.next(&s.misses, BATCH) {
-                    filter.insert(black_box(key));
-                }
-            })
-        },
-    );
+    single_contains(g, "split-block", &filter, s, size, "single");
+    single_insert(g, "split-block", &filter, s, size, "single");
 }
 
 /// One `contains` call per key of the hit and the miss pool
-/// (`blocked-<op>/<size>/<variant>`).
+/// (`<name>-<op>/<size>/<variant>`).
 fn single_contains(
     g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
     filter: &BloomFilter,
     s: &Setup,
     size: &str,
@@ -451,7 +428,7 @@ fn single_contains(
     for (op, pool) in [("contains_hit", &s.hits), ("contains_miss", &s.misses)] {
         let mut cursor = Cursor::new();
         g.bench_function(
-            BenchmarkId::new(format!("blocked-{op}/{size}"), variant),
+            BenchmarkId::new(format!("{name}-{op}/{size}"), variant),
             |b| {
                 b.iter(|| {
                     let mut found = 0usize;
@@ -466,12 +443,19 @@ fn single_contains(
 }
 
 /// One `insert` call per key into a copy of the filled filter (the batch
-/// rows' `insert` adds the same non-members): `blocked-insert/<size>/<variant>`.
-fn single_insert(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, size: &str, variant: &str) {
-    let mut filter = s.filter.clone();
+/// rows' `insert` adds the same non-members): `<name>-insert/<size>/<variant>`.
+fn single_insert(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    filter: &BloomFilter,
+    s: &Setup,
+    size: &str,
+    variant: &str,
+) {
+    let mut filter = filter.clone();
     let mut cursor = Cursor::new();
     g.bench_function(
-        BenchmarkId::new(format!("blocked-insert/{size}"), variant),
+        BenchmarkId::new(format!("{name}-insert/{size}"), variant),
         |b| {
             b.iter(|| {
                 for key in cursor.next(&s.misses, BATCH) {
@@ -489,8 +473,8 @@ fn fold_rows(g: &mut BenchmarkGroup<'_, WallTime>, n: u64, size: &str) {
     let mut s = setup_in(Layout::Blocked, n, HashFamily::FoldedMultiply);
     bench_ops(g, &mut s, Layout::Blocked, size, "auto-fold", &|_| {});
     let filter = s.filter.clone();
-    single_contains(g, &filter, &s, size, "single-fold");
-    single_insert(g, &s, size, "single-fold");
+    single_contains(g, "blocked", &filter, &s, size, "single-fold");
+    single_insert(g, "blocked", &filter, &s, size, "single-fold");
 }
 
 /// Peers on the same keys, one call per key: sbbf-rs-safe sized by
@@ -508,9 +492,9 @@ fn peers(g: &mut BenchmarkGroup<'_, WallTime>, s: &Setup, n: u64, size: &str) {
             }
             None => "single".to_string(),
         };
-        single_contains(g, &filter, s, size, &variant);
+        single_contains(g, "blocked", &filter, s, size, &variant);
     }
-    single_insert(g, s, size, "single");
+    single_insert(g, "blocked", &s.filter, s, size, "single");
     let mut sbbf = sbbf_filter(n);
     for i in 0..n {
         sbbf.insert_hash(xxh3_64(&member(i).to_le_bytes()));
