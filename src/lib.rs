@@ -86,6 +86,7 @@ pub mod format;
 pub mod parquet;
 pub mod rates;
 pub mod spark;
+pub mod temporal;
 
 // Not part of the public API (hidden from the docs, no semver promise): the
 // oracles, kernels and constants that lesshash's own tests, benches, fuzz

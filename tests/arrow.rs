@@ -46,7 +46,9 @@ const TYPES: &[&str] = &[
     "time32s",
     "time64ns",
     "ts_ms_tz",
+    "ts_s",
     "duration_us",
+    "duration_ns",
     "utf8",
     "large_utf8",
     "utf8_view",
@@ -80,6 +82,12 @@ fn case(
     let ints = |f: fn(u64) -> i64| -> Vec<Option<i64>> { raw.iter().map(|v| v.map(f)).collect() };
     let le = |x: i64| Some(x.to_le_bytes().to_vec());
     let text = |v: u64| format!("key-{v:x}");
+    // An exact value clamped to i64, as key bytes.
+    let exact = |x: i128| {
+        (x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64)
+            .to_le_bytes()
+            .to_vec()
+    };
     macro_rules! int_case {
         ($arr:ty, $t:ty, $wide:ty) => {{
             let vals: Vec<Option<$t>> = raw.iter().map(|v| v.map(|v| v as $t)).collect();
@@ -100,29 +108,69 @@ fn case(
         "u32" => int_case!(UInt32Array, u32, u64),
         "u64" => int_case!(UInt64Array, u64, u64),
         "date32" => int_case!(Date32Array, i32, i64),
-        "date64" => int_case!(Date64Array, i64, i64),
+        // Temporal types: a date's key is days, the others' microseconds
+        // (floored from nanoseconds, clamped to i64 from coarser units),
+        // computed here in i128.
+        "date64" => {
+            let v = ints(|v| v as i64);
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x).div_euclid(86_400_000))))
+                .collect();
+            (Arc::new(Date64Array::from(v)) as ArrayRef, oracle)
+        }
         "time32s" => {
             let v = ints(|v| (v % 86_400) as i64);
             let a: Vec<Option<i32>> = v.iter().map(|x| x.map(|x| x as i32)).collect();
-            let oracle = v.iter().map(|x| x.and_then(le)).collect();
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x) * 1_000_000)))
+                .collect();
             (Arc::new(Time32SecondArray::from(a)) as ArrayRef, oracle)
         }
         "time64ns" => {
             let v = ints(|v| (v % 86_400_000_000_000) as i64);
-            let oracle = v.iter().map(|x| x.and_then(le)).collect();
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x).div_euclid(1_000))))
+                .collect();
             (Arc::new(Time64NanosecondArray::from(v)) as ArrayRef, oracle)
         }
         "ts_ms_tz" => {
+            // Full-width values: most beyond the microsecond range (clamped).
             let v = ints(|v| v as i64);
-            let oracle = v.iter().map(|x| x.and_then(le)).collect();
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x) * 1_000)))
+                .collect();
             let a = TimestampMillisecondArray::from(v).with_timezone("Europe/Paris");
             (Arc::new(a) as ArrayRef, oracle)
+        }
+        "ts_s" => {
+            // Within and beyond the microsecond range.
+            let v = ints(|v| (v as i64) >> (v % 48));
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x) * 1_000_000)))
+                .collect();
+            (Arc::new(TimestampSecondArray::from(v)) as ArrayRef, oracle)
         }
         "duration_us" => {
             let v = ints(|v| v as i64);
             let oracle = v.iter().map(|x| x.and_then(le)).collect();
             (
                 Arc::new(DurationMicrosecondArray::from(v)) as ArrayRef,
+                oracle,
+            )
+        }
+        "duration_ns" => {
+            let v = ints(|v| v as i64);
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x).div_euclid(1_000))))
+                .collect();
+            (
+                Arc::new(DurationNanosecondArray::from(v)) as ArrayRef,
                 oracle,
             )
         }
@@ -437,6 +485,73 @@ fn filter_like(f: &BloomFilter) -> BloomFilter {
 /// One key, every interface that takes it: an Int32, Int64 and UInt8 7 are
 /// the same key as Rust's `7i64` and `7u64`; `-1` and `u64::MAX` share
 /// their bytes; text and binary of the same bytes are one key; an integer
+/// A date or an instant is one key whatever unit its array holds it in:
+/// Date32 and Date64 by the day, timestamps, times and durations by the
+/// microsecond (a reader's choice of unit, pyarrow's seconds or Polars'
+/// milliseconds for one Parquet column, must not change the answer).
+#[test]
+fn a_temporal_value_is_one_key_in_every_unit() {
+    let s: Vec<i64> = vec![-86_401, -1, 0, 1, 1_700_000_000, 4_102_444_800];
+    let by = |f: i64| s.iter().map(|&v| v * f).collect::<Vec<_>>();
+    let mut filter = BloomFilter::with_fpr(100, 0.0001).unwrap();
+    filter
+        .insert_array(&TimestampSecondArray::from(s.clone()))
+        .unwrap();
+    for a in [
+        Arc::new(TimestampMillisecondArray::from(by(1_000))) as ArrayRef,
+        Arc::new(TimestampMicrosecondArray::from(by(1_000_000)).with_timezone("+05:30")),
+        Arc::new(TimestampNanosecondArray::from(by(1_000_000_000))),
+        // Less than a microsecond later: the same key.
+        Arc::new(TimestampNanosecondArray::from(
+            by(1_000_000_000)
+                .iter()
+                .map(|v| v + 999)
+                .collect::<Vec<_>>(),
+        )),
+        Arc::new(DurationSecondArray::from(s.clone())),
+        Arc::new(DurationNanosecondArray::from(by(1_000_000_000))),
+    ] {
+        let found = filter.contains_array(a.as_ref()).unwrap();
+        assert_eq!(found.true_count(), s.len(), "{}", a.data_type());
+    }
+    // A nanosecond earlier is the microsecond before: another key.
+    let before =
+        TimestampNanosecondArray::from(by(1_000_000_000).iter().map(|v| v - 1).collect::<Vec<_>>());
+    assert_eq!(filter.contains_array(&before).unwrap().true_count(), 0);
+    // Times of day: seconds, milliseconds, microseconds, nanoseconds.
+    let mut times = BloomFilter::with_fpr(100, 0.0001).unwrap();
+    times
+        .insert_array(&Time32SecondArray::from(vec![0, 1, 86_399]))
+        .unwrap();
+    for a in [
+        Arc::new(Time32MillisecondArray::from(vec![0, 1_000, 86_399_000])) as ArrayRef,
+        Arc::new(Time64MicrosecondArray::from(vec![
+            0,
+            1_000_000,
+            86_399_000_000,
+        ])),
+        Arc::new(Time64NanosecondArray::from(vec![
+            0,
+            1_000_000_000,
+            86_399_000_000_000,
+        ])),
+    ] {
+        assert_eq!(times.contains_array(a.as_ref()).unwrap().true_count(), 3);
+    }
+    // Dates: days, whatever the array's unit.
+    let mut dates = BloomFilter::with_fpr(100, 0.0001).unwrap();
+    dates
+        .insert_array(&Date64Array::from(vec![
+            -86_400_000,
+            0,
+            19_700 * 86_400_000,
+        ]))
+        .unwrap();
+    let days = Date32Array::from(vec![-1, 0, 19_700]);
+    assert_eq!(dates.contains_array(&days).unwrap().true_count(), 3);
+    assert!(dates.contains(&19_700i64));
+}
+
 /// and its text are not.
 #[test]
 fn the_encoding_table_holds_across_types() {
@@ -449,7 +564,9 @@ fn the_encoding_table_holds_across_types() {
         Arc::new(UInt8Array::from(vec![7, 7])),
         Arc::new(UInt64Array::from(vec![7, u64::MAX])),
         Arc::new(Date32Array::from(vec![7, -1])),
-        Arc::new(TimestampNanosecondArray::from(vec![7, -1]).with_timezone("UTC")),
+        Arc::new(TimestampMicrosecondArray::from(vec![7, -1]).with_timezone("UTC")),
+        Arc::new(TimestampNanosecondArray::from(vec![7_000, -1]).with_timezone("UTC")),
+        Arc::new(Time64NanosecondArray::from(vec![7_999, -1_000])),
     ] {
         assert!(
             ints.contains_array(a.as_ref())

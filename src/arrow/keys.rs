@@ -25,6 +25,7 @@ use crate::Error;
 use crate::hash::Secrets;
 use crate::hash::short::{hash_into, hash_one};
 use crate::key_kind::KeyKind;
+use crate::temporal::{TimeUnit as Unit, days_from_millis, micros};
 
 /// Keys per hashing step of the integer sources (the batch pipeline's
 /// chunk: it asks for at most this many hashes at once).
@@ -157,7 +158,7 @@ fn hash_bytes(hashing: Hashing<'_>, bytes: &[u8]) -> u128 {
 }
 
 /// The supported types, by family, for messages.
-pub(crate) const SUPPORTED: &str = "keys are integers (Int8-Int64, UInt8-UInt64), dates, times, timestamps and durations (as their integers), strings (Utf8, LargeUtf8, Utf8View), binary (Binary, LargeBinary, BinaryView, FixedSizeBinary), or a Dictionary of these";
+pub(crate) const SUPPORTED: &str = "keys are integers (Int8-Int64, UInt8-UInt64), dates (as days), times, timestamps and durations (as microseconds), strings (Utf8, LargeUtf8, Utf8View), binary (Binary, LargeBinary, BinaryView, FixedSizeBinary), or a Dictionary of these";
 
 fn unsupported(data_type: &DataType) -> Error {
     Error::UnsupportedKeyType {
@@ -230,6 +231,23 @@ fn values<'a>(
             Encoding::Parquet => Box::new(IntsParquet(values)),
         }
     }
+    /// A temporal type: its key (`key` of each value) in lesshash's
+    /// encoding, the stored integer in Parquet's (what a Parquet writer's
+    /// filter hashed).
+    fn temporal<'a, T: ArrowPrimitiveType>(
+        array: &'a dyn Array,
+        encoding: Encoding,
+        key: fn(i64) -> i64,
+    ) -> Box<dyn Values + 'a>
+    where
+        T::Native: Widen,
+    {
+        let values: &'a [T::Native] = array.as_primitive::<T>().values();
+        match encoding {
+            Encoding::Lesshash => Box::new(Temporal { values, key }),
+            Encoding::Parquet => Box::new(IntsParquet(values)),
+        }
+    }
     Ok(match array.data_type() {
         Int8 => ints::<Int8Type>(array, encoding),
         Int16 => ints::<Int16Type>(array, encoding),
@@ -239,20 +257,40 @@ fn values<'a>(
         UInt16 => ints::<UInt16Type>(array, encoding),
         UInt32 => ints::<UInt32Type>(array, encoding),
         UInt64 => ints::<UInt64Type>(array, encoding),
+        // Temporal types: one unit per kind of value (crate::temporal), so
+        // the same date or instant is one key whatever unit a reader chose.
         Date32 => ints::<Date32Type>(array, encoding),
-        Date64 => ints::<Date64Type>(array, encoding),
-        Time32(TimeUnit::Second) => ints::<Time32SecondType>(array, encoding),
-        Time32(_) => ints::<Time32MillisecondType>(array, encoding),
+        Date64 => temporal::<Date64Type>(array, encoding, days_from_millis),
+        Time32(TimeUnit::Second) => {
+            temporal::<Time32SecondType>(array, encoding, |v| micros(v, Unit::Second))
+        }
+        Time32(_) => {
+            temporal::<Time32MillisecondType>(array, encoding, |v| micros(v, Unit::Millisecond))
+        }
         Time64(TimeUnit::Microsecond) => ints::<Time64MicrosecondType>(array, encoding),
-        Time64(_) => ints::<Time64NanosecondType>(array, encoding),
-        Timestamp(TimeUnit::Second, _) => ints::<TimestampSecondType>(array, encoding),
-        Timestamp(TimeUnit::Millisecond, _) => ints::<TimestampMillisecondType>(array, encoding),
+        Time64(_) => {
+            temporal::<Time64NanosecondType>(array, encoding, |v| micros(v, Unit::Nanosecond))
+        }
+        Timestamp(TimeUnit::Second, _) => {
+            temporal::<TimestampSecondType>(array, encoding, |v| micros(v, Unit::Second))
+        }
+        Timestamp(TimeUnit::Millisecond, _) => {
+            temporal::<TimestampMillisecondType>(array, encoding, |v| micros(v, Unit::Millisecond))
+        }
         Timestamp(TimeUnit::Microsecond, _) => ints::<TimestampMicrosecondType>(array, encoding),
-        Timestamp(TimeUnit::Nanosecond, _) => ints::<TimestampNanosecondType>(array, encoding),
-        Duration(TimeUnit::Second) => ints::<DurationSecondType>(array, encoding),
-        Duration(TimeUnit::Millisecond) => ints::<DurationMillisecondType>(array, encoding),
+        Timestamp(TimeUnit::Nanosecond, _) => {
+            temporal::<TimestampNanosecondType>(array, encoding, |v| micros(v, Unit::Nanosecond))
+        }
+        Duration(TimeUnit::Second) => {
+            temporal::<DurationSecondType>(array, encoding, |v| micros(v, Unit::Second))
+        }
+        Duration(TimeUnit::Millisecond) => {
+            temporal::<DurationMillisecondType>(array, encoding, |v| micros(v, Unit::Millisecond))
+        }
         Duration(TimeUnit::Microsecond) => ints::<DurationMicrosecondType>(array, encoding),
-        Duration(TimeUnit::Nanosecond) => ints::<DurationNanosecondType>(array, encoding),
+        Duration(TimeUnit::Nanosecond) => {
+            temporal::<DurationNanosecondType>(array, encoding, |v| micros(v, Unit::Nanosecond))
+        }
         Utf8 => Box::new(Offsets(array.as_bytes::<GenericStringType<i32>>())),
         LargeUtf8 => Box::new(Offsets(array.as_bytes::<GenericStringType<i64>>())),
         Binary => Box::new(Offsets(array.as_bytes::<GenericBinaryType<i32>>())),
@@ -353,6 +391,38 @@ impl<T: Widen> Values for Ints64<'_, T> {
     }
     fn with_bytes(&self, i: usize, f: &mut dyn FnMut(&[u8])) {
         f(&self.0[i].widen().to_le_bytes())
+    }
+}
+
+/// Temporal values in lesshash's encoding: each value's key
+/// ([`crate::temporal`]), widened and hashed a chunk at a time as
+/// [`Ints64`] does.
+struct Temporal<'a, T> {
+    values: &'a [T],
+    key: fn(i64) -> i64,
+}
+
+impl<T: Widen> Temporal<'_, T> {
+    #[inline(always)]
+    fn key(&self, value: T) -> u64 {
+        (self.key)(value.widen() as i64) as u64
+    }
+}
+
+impl<T: Widen> Values for Temporal<'_, T> {
+    #[inline]
+    fn fill(&self, secrets: &Secrets, start: usize, out: &mut [u128]) {
+        let keys = &self.values[start..start + out.len()];
+        let mut wide = [0u64; STEP];
+        for (keys, out) in keys.chunks(STEP).zip(out.chunks_mut(STEP)) {
+            for (w, &k) in wide.iter_mut().zip(keys) {
+                *w = self.key(k);
+            }
+            hash_into(&wide[..keys.len()], secrets, out);
+        }
+    }
+    fn with_bytes(&self, i: usize, f: &mut dyn FnMut(&[u8])) {
+        f(&self.key(self.values[i]).to_le_bytes())
     }
 }
 
