@@ -1,17 +1,20 @@
 //! The key of a date, time, timestamp or duration: one integer per value,
-//! whatever unit a reader chose for it.
+//! whatever unit or type a reader chose for it.
 //!
-//! Engines read the same cell in different units: a Parquet
-//! `TIMESTAMP(MILLIS)` is milliseconds in pyarrow, nanoseconds in older
-//! pandas, microseconds in DuckDB, seconds again where pyarrow's embedded
-//! schema says `timestamp[s]`. A key that was the count of the reader's
-//! unit made the same instant four keys. So the key is the value in one
-//! unit per kind of value:
+//! Engines read the same cell in different units and even types: a
+//! Parquet `TIMESTAMP(MILLIS)` written from pyarrow's `timestamp[s]` is
+//! milliseconds in Polars and arrow-rs, microseconds in DuckDB, seconds or
+//! nanoseconds in pandas; a Parquet DATE written from `date64` is days in
+//! pyarrow and DuckDB, a Date64 in arrow-rs and a millisecond `Datetime` in
+//! Polars. A key that was the reader's count made one cell several keys.
+//! So every temporal value has one key, in one unit:
 //!
-//! | value | key (as an `i64`, hashed as its 8 little-endian bytes) |
+//! | value | key (an `i64`, hashed as its 8 little-endian bytes) |
 //! |---|---|
-//! | a date | days since 1970-01-01 |
-//! | a timestamp (any time zone: the instant), a time of day, a duration | microseconds (since 1970-01-01T00:00:00 UTC, since midnight, in all) |
+//! | a timestamp (any time zone: the instant) | microseconds since 1970-01-01T00:00:00 UTC |
+//! | a date | the same, of its midnight: the instant a reader that makes dates timestamps gives it |
+//! | a time of day | microseconds since midnight |
+//! | a duration | microseconds |
 //!
 //! Microseconds because they are Python's, DuckDB's, Spark's and Polars'
 //! default resolution and cover ±292,000 years. A finer value is floored
@@ -24,12 +27,14 @@
 
 #![forbid(unsafe_code)]
 
-/// The unit of a time, timestamp or duration count.
+/// The unit of a temporal count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TimeUnit {
+    /// Days (a date; Arrow's `Date32`).
+    Day,
     /// Seconds.
     Second,
-    /// Milliseconds.
+    /// Milliseconds (Arrow's `Date64` too).
     Millisecond,
     /// Microseconds: the key's unit.
     Microsecond,
@@ -37,44 +42,30 @@ pub enum TimeUnit {
     Nanosecond,
 }
 
-/// Milliseconds in a day (a `Date64`'s unit per day).
-pub const MILLIS_PER_DAY: i64 = 86_400_000;
+/// Microseconds in a day.
+pub const MICROS_PER_DAY: i64 = 86_400_000_000;
 
-/// The key of a timestamp, time of day or duration of `value` `unit`s:
-/// `value` in microseconds, floored from nanoseconds, saturating from
-/// seconds and milliseconds.
+/// The key of a temporal value of `value` `unit`s: `value` in
+/// microseconds, floored from nanoseconds, saturating from coarser units.
 ///
 /// ```
 /// use lesshash::temporal::{TimeUnit, micros};
 /// assert_eq!(micros(1_700_000_000, TimeUnit::Second), 1_700_000_000_000_000);
 /// assert_eq!(micros(1_700_000_000_000, TimeUnit::Millisecond), 1_700_000_000_000_000);
 /// assert_eq!(micros(-1, TimeUnit::Nanosecond), -1); // floored, not truncated
+/// assert_eq!(micros(19_700, TimeUnit::Day), micros(19_700 * 86_400, TimeUnit::Second));
 /// assert_eq!(micros(i64::MAX, TimeUnit::Second), i64::MAX);
 /// ```
 #[inline]
 #[must_use]
 pub const fn micros(value: i64, unit: TimeUnit) -> i64 {
     match unit {
+        TimeUnit::Day => value.saturating_mul(MICROS_PER_DAY),
         TimeUnit::Second => value.saturating_mul(1_000_000),
         TimeUnit::Millisecond => value.saturating_mul(1_000),
         TimeUnit::Microsecond => value,
         TimeUnit::Nanosecond => value.div_euclid(1_000),
     }
-}
-
-/// The key of a date given in milliseconds since 1970-01-01 (Arrow's
-/// `Date64`): its day, floored (a `Date64` should be a whole day; one that
-/// is not counts as the day it falls in).
-///
-/// ```
-/// use lesshash::temporal::{MILLIS_PER_DAY, days_from_millis};
-/// assert_eq!(days_from_millis(19_700 * MILLIS_PER_DAY), 19_700);
-/// assert_eq!(days_from_millis(-1), -1);
-/// ```
-#[inline]
-#[must_use]
-pub const fn days_from_millis(millis: i64) -> i64 {
-    millis.div_euclid(MILLIS_PER_DAY)
 }
 
 #[cfg(test)]
@@ -86,6 +77,7 @@ mod tests {
     fn oracle(value: i64, unit: TimeUnit) -> i64 {
         let v = i128::from(value);
         let us = match unit {
+            TimeUnit::Day => v * 86_400 * 1_000_000,
             TimeUnit::Second => v * 1_000_000,
             TimeUnit::Millisecond => v * 1_000,
             TimeUnit::Microsecond => v,
@@ -94,7 +86,8 @@ mod tests {
         us.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
     }
 
-    const UNITS: [TimeUnit; 4] = [
+    const UNITS: [TimeUnit; 5] = [
+        TimeUnit::Day,
         TimeUnit::Second,
         TimeUnit::Millisecond,
         TimeUnit::Microsecond,
@@ -103,7 +96,7 @@ mod tests {
 
     #[test]
     fn micros_is_the_floor_clamped() {
-        let edges = [
+        let mut edges = vec![
             0,
             1,
             -1,
@@ -114,15 +107,15 @@ mod tests {
             -1_001,
             i64::MAX,
             i64::MIN,
-            i64::MAX / 1_000,
-            i64::MAX / 1_000 + 1,
-            i64::MIN / 1_000,
-            i64::MIN / 1_000 - 1,
-            i64::MAX / 1_000_000,
-            i64::MAX / 1_000_000 + 1,
-            i64::MIN / 1_000_000,
-            i64::MIN / 1_000_000 - 1,
         ];
+        for f in [1_000, 1_000_000, MICROS_PER_DAY] {
+            edges.extend([
+                i64::MAX / f,
+                i64::MAX / f + 1,
+                i64::MIN / f,
+                i64::MIN / f - 1,
+            ]);
+        }
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let random = (0..10_000).map(|_| {
             x ^= x << 13;
@@ -134,10 +127,6 @@ mod tests {
             for unit in UNITS {
                 assert_eq!(micros(v, unit), oracle(v, unit), "{v} {unit:?}");
             }
-            assert_eq!(
-                i128::from(days_from_millis(v)),
-                i128::from(v).div_euclid(i128::from(MILLIS_PER_DAY))
-            );
         }
     }
 
@@ -152,13 +141,19 @@ mod tests {
             assert_eq!(micros(s * 1_000_000_000 + 1, TimeUnit::Nanosecond), key);
             assert_eq!(micros(s * 1_000_000_000 - 1, TimeUnit::Nanosecond), key - 1);
         }
-        // Beyond the microsecond range, seconds and milliseconds agree too.
+        // A date is its midnight.
+        for d in [-1i64, 0, 19_700] {
+            assert_eq!(
+                micros(d, TimeUnit::Day),
+                micros(d * 86_400_000, TimeUnit::Millisecond)
+            );
+        }
+        // Beyond the microsecond range, coarser units agree too.
         let s = i64::MAX / 1_000;
         assert_eq!(
             micros(s, TimeUnit::Second),
             micros(s * 1_000, TimeUnit::Millisecond)
         );
-        assert_eq!(days_from_millis(-MILLIS_PER_DAY), -1);
-        assert_eq!(days_from_millis(-MILLIS_PER_DAY - 1), -2);
+        assert_eq!(micros(i64::MAX / 86_400, TimeUnit::Day), i64::MAX);
     }
 }

@@ -107,15 +107,22 @@ fn case(
         "u16" => int_case!(UInt16Array, u16, u64),
         "u32" => int_case!(UInt32Array, u32, u64),
         "u64" => int_case!(UInt64Array, u64, u64),
-        "date32" => int_case!(Date32Array, i32, i64),
-        // Temporal types: a date's key is days, the others' microseconds
-        // (floored from nanoseconds, clamped to i64 from coarser units),
-        // computed here in i128.
+        // Temporal types: microseconds (a date's midnight; floored from
+        // nanoseconds, clamped to i64 from coarser units), computed here in
+        // i128.
+        "date32" => {
+            let v: Vec<Option<i32>> = raw.iter().map(|v| v.map(|v| v as i32)).collect();
+            let oracle = v
+                .iter()
+                .map(|x| x.map(|x| exact(i128::from(x) * 86_400 * 1_000_000)))
+                .collect();
+            (Arc::new(Date32Array::from(v)) as ArrayRef, oracle)
+        }
         "date64" => {
             let v = ints(|v| v as i64);
             let oracle = v
                 .iter()
-                .map(|x| x.map(|x| exact(i128::from(x).div_euclid(86_400_000))))
+                .map(|x| x.map(|x| exact(i128::from(x) * 1_000)))
                 .collect();
             (Arc::new(Date64Array::from(v)) as ArrayRef, oracle)
         }
@@ -486,8 +493,7 @@ fn filter_like(f: &BloomFilter) -> BloomFilter {
 /// the same key as Rust's `7i64` and `7u64`; `-1` and `u64::MAX` share
 /// their bytes; text and binary of the same bytes are one key; an integer
 /// A date or an instant is one key whatever unit its array holds it in:
-/// Date32 and Date64 by the day, timestamps, times and durations by the
-/// microsecond (a reader's choice of unit, pyarrow's seconds or Polars'
+/// microseconds, a date's of its midnight (a reader's choice of unit, pyarrow's seconds or Polars'
 /// milliseconds for one Parquet column, must not change the answer).
 #[test]
 fn a_temporal_value_is_one_key_in_every_unit() {
@@ -538,7 +544,9 @@ fn a_temporal_value_is_one_key_in_every_unit() {
     ] {
         assert_eq!(times.contains_array(a.as_ref()).unwrap().true_count(), 3);
     }
-    // Dates: days, whatever the array's unit.
+    // Dates: their midnight, whatever the array's unit, and the timestamp
+    // of that midnight (a reader may make a date a timestamp: Polars makes
+    // Arrow's date64 a millisecond Datetime).
     let mut dates = BloomFilter::with_fpr(100, 0.0001).unwrap();
     dates
         .insert_array(&Date64Array::from(vec![
@@ -547,9 +555,17 @@ fn a_temporal_value_is_one_key_in_every_unit() {
             19_700 * 86_400_000,
         ]))
         .unwrap();
-    let days = Date32Array::from(vec![-1, 0, 19_700]);
-    assert_eq!(dates.contains_array(&days).unwrap().true_count(), 3);
-    assert!(dates.contains(&19_700i64));
+    for a in [
+        Arc::new(Date32Array::from(vec![-1, 0, 19_700])) as ArrayRef,
+        Arc::new(TimestampSecondArray::from(vec![
+            -86_400,
+            0,
+            19_700 * 86_400,
+        ])),
+    ] {
+        assert_eq!(dates.contains_array(a.as_ref()).unwrap().true_count(), 3);
+    }
+    assert!(dates.contains(&(19_700i64 * 86_400_000_000)));
 }
 
 /// and its text are not.
@@ -563,7 +579,6 @@ fn the_encoding_table_holds_across_types() {
         Arc::new(Int64Array::from(vec![7, -1])) as ArrayRef,
         Arc::new(UInt8Array::from(vec![7, 7])),
         Arc::new(UInt64Array::from(vec![7, u64::MAX])),
-        Arc::new(Date32Array::from(vec![7, -1])),
         Arc::new(TimestampMicrosecondArray::from(vec![7, -1]).with_timezone("UTC")),
         Arc::new(TimestampNanosecondArray::from(vec![7_000, -1]).with_timezone("UTC")),
         Arc::new(Time64NanosecondArray::from(vec![7_999, -1_000])),

@@ -25,7 +25,7 @@ use crate::Error;
 use crate::hash::Secrets;
 use crate::hash::short::{hash_into, hash_one};
 use crate::key_kind::KeyKind;
-use crate::temporal::{TimeUnit as Unit, days_from_millis, micros};
+use crate::temporal::{TimeUnit as Unit, micros};
 
 /// Keys per hashing step of the integer sources (the batch pipeline's
 /// chunk: it asks for at most this many hashes at once).
@@ -158,7 +158,7 @@ fn hash_bytes(hashing: Hashing<'_>, bytes: &[u8]) -> u128 {
 }
 
 /// The supported types, by family, for messages.
-pub(crate) const SUPPORTED: &str = "keys are integers (Int8-Int64, UInt8-UInt64), dates (as days), times, timestamps and durations (as microseconds), strings (Utf8, LargeUtf8, Utf8View), binary (Binary, LargeBinary, BinaryView, FixedSizeBinary), or a Dictionary of these";
+pub(crate) const SUPPORTED: &str = "keys are integers (Int8-Int64, UInt8-UInt64), dates, times, timestamps and durations (as microseconds), strings (Utf8, LargeUtf8, Utf8View), binary (Binary, LargeBinary, BinaryView, FixedSizeBinary), or a Dictionary of these";
 
 fn unsupported(data_type: &DataType) -> Error {
     Error::UnsupportedKeyType {
@@ -257,10 +257,10 @@ fn values<'a>(
         UInt16 => ints::<UInt16Type>(array, encoding),
         UInt32 => ints::<UInt32Type>(array, encoding),
         UInt64 => ints::<UInt64Type>(array, encoding),
-        // Temporal types: one unit per kind of value (crate::temporal), so
-        // the same date or instant is one key whatever unit a reader chose.
-        Date32 => ints::<Date32Type>(array, encoding),
-        Date64 => temporal::<Date64Type>(array, encoding, days_from_millis),
+        // Temporal types: microseconds (crate::temporal), so the same date
+        // or instant is one key whatever unit or type a reader chose.
+        Date32 => temporal::<Date32Type>(array, encoding, |v| micros(v, Unit::Day)),
+        Date64 => temporal::<Date64Type>(array, encoding, |v| micros(v, Unit::Millisecond)),
         Time32(TimeUnit::Second) => {
             temporal::<Time32SecondType>(array, encoding, |v| micros(v, Unit::Second))
         }

@@ -33,8 +33,7 @@
 //! |---|---|---|
 //! | Int8, Int16, Int32, Int64 | the value sign-extended to 64 bits, 8 little-endian bytes (= Rust `i64`) | `Int64` |
 //! | UInt8, UInt16, UInt32, UInt64 | the value zero-extended to 64 bits, 8 little-endian bytes (= Rust `u64`) | `Int64` |
-//! | Date32, Date64 | the day (days since 1970-01-01; a Date64's milliseconds floored to it) as an `i64` above | `Int64` |
-//! | Time32, Time64, Timestamp, Duration | microseconds (a timestamp since 1970-01-01 UTC, any time zone; a time since midnight), floored from nanoseconds, saturating from seconds and milliseconds ([`crate::temporal`]), as an `i64` above | `Int64` |
+//! | Date32, Date64, Time32, Time64, Timestamp, Duration | microseconds ([`crate::temporal`]): a timestamp's since 1970-01-01 UTC (any time zone), a date's midnight's, a time's since midnight, a duration's; floored from nanoseconds, saturating from coarser units; as an `i64` above | `Int64` |
 //! | Utf8, LargeUtf8, Utf8View | the UTF-8 bytes | `Text` |
 //! | Binary, LargeBinary, BinaryView, FixedSizeBinary | the bytes | `Bytes` |
 //! | Dictionary(any integer key, one of the above) | the value's encoding (each distinct value hashed once) | the value's |
