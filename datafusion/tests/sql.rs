@@ -1054,3 +1054,60 @@ async fn every_key_type_from_a_memory_table() {
         );
     }
 }
+
+/// A date or an instant is one key whatever unit a reader gives it, on a
+/// file pyarrow wrote (tests/data/temporal-pyarrow.parquet, written by
+/// `write_temporal_file` in python/tests/test_temporal_keys.py, which
+/// checks it still matches): DataFusion follows pyarrow's recorded Arrow
+/// types (`timestamp[s]` over Parquet's milliseconds, `date64` over
+/// DATE), pyarrow, Polars and DuckDB do not. A filter built from any
+/// column of a group answers every row of every column of that group.
+#[tokio::test]
+async fn a_temporal_value_is_one_key_in_every_unit_of_a_pyarrow_file() {
+    use datafusion::arrow::datatypes::TimeUnit;
+    let ctx = session();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/temporal-pyarrow.parquet"
+    );
+    ctx.register_parquet("w", path, Default::default())
+        .await
+        .unwrap();
+    // The types this reader sees: several per group, or the test is
+    // vacuous; DataFusion follows pyarrow's recorded `date64`.
+    let schema = ctx.table("w").await.unwrap().schema().as_arrow().clone();
+    let type_of = |c: &str| schema.field_with_name(c).unwrap().data_type().clone();
+    assert_eq!(type_of("d64"), DataType::Date64);
+    assert_eq!(type_of("d32"), DataType::Date32);
+    assert_eq!(
+        type_of("ts_ns"),
+        DataType::Timestamp(TimeUnit::Nanosecond, None)
+    );
+    assert_eq!(
+        type_of("ts_ms"),
+        DataType::Timestamp(TimeUnit::Millisecond, None)
+    );
+    assert_eq!(type_of("t_ns"), DataType::Time64(TimeUnit::Nanosecond));
+    assert_eq!(type_of("t_us"), DataType::Time64(TimeUnit::Microsecond));
+    let rows = count(&ctx, "SELECT count(*) FROM w").await;
+    assert_eq!(rows, 7);
+    let groups: [&[&str]; 3] = [
+        &["ts_s", "ts_ms", "ts_us", "ts_ns", "ts_tz"],
+        &["t_s", "t_ms", "t_us", "t_ns"],
+        &["d32", "d64"],
+    ];
+    for group in groups {
+        for built in group {
+            for c in group {
+                let sql = format!(
+                    "SELECT count(*) FROM w WHERE bloom_contains({c}, (SELECT bloom_agg({built}) FROM w))"
+                );
+                assert_eq!(
+                    count(&ctx, &sql).await,
+                    rows,
+                    "built from {built}, asked {c}"
+                );
+            }
+        }
+    }
+}

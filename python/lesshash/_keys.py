@@ -4,9 +4,9 @@
 
 * a contiguous 1-d ``uint64`` NumPy array: every NumPy integer (and bool)
   dtype, pandas integer columns, NumPy ``datetime64`` / ``timedelta64``
-  and pandas datetime columns (as their integer count of the unit, as
-  Arrow's timestamps, dates and durations are; ``NaT`` is a missing value:
-  a ``Masked``). Keys hash as the 64-bit integer they are, exactly as a Python
+  and pandas datetime columns (as their key, as Arrow's temporal types
+  are: microseconds, floored from finer units, saturating from coarser
+  ones; ``NaT`` is a missing value: a ``Masked``). Keys hash as the 64-bit integer they are, exactly as a Python
   ``int`` does (``int64`` is reinterpreted, not copied: a negative key
   hashes as its two's-complement bytes, as in Rust);
 * a ``Masked``: such integers with missing values (pandas' nullable
@@ -34,6 +34,50 @@ import numpy as np
 __all__ = ["normalize", "counts", "Masked"]
 
 _INT_KINDS = "iub"
+
+# The temporal key (the crate's ``lesshash::temporal``): microseconds per
+# tick of the coarser NumPy units, ticks per microsecond of the finer ones.
+_MICROS_PER = {"W": 604_800_000_000, "D": 86_400_000_000, "h": 3_600_000_000,
+               "m": 60_000_000, "s": 1_000_000, "ms": 1_000, "us": 1}
+_PER_MICRO = {"ns": 1_000, "ps": 1_000_000, "fs": 1_000_000_000,
+              "as": 1_000_000_000_000}
+_I64_MAX = np.iinfo(np.int64).max
+_I64_MIN = np.iinfo(np.int64).min
+
+
+def _temporal_keys(arr: np.ndarray) -> np.ndarray:
+    """The ``int64`` keys of a ``datetime64`` / ``timedelta64`` array (NaT's
+    slots hold something; the caller masks them): microseconds (since 1970
+    UTC, or in all; a ``datetime64[D]`` date's of its midnight, as Arrow's
+    ``date32`` that pyarrow makes of it), floored from finer units,
+    saturating beyond ±292,000 years."""
+    unit, count = np.datetime_data(arr.dtype)
+    if count != 1 or unit not in _MICROS_PER and unit not in _PER_MICRO:
+        raise TypeError(
+            f"unsupported key dtype {arr.dtype}: a temporal key needs a fixed unit "
+            "(D, h, m, s, ms, us, ns, ...); convert with .astype('datetime64[us]') first"
+        )
+    values = np.ascontiguousarray(arr).view(np.int64)
+    if unit in _PER_MICRO:
+        return values // _PER_MICRO[unit]  # floor division, as the crate's
+    factor = _MICROS_PER[unit]
+    if factor == 1:
+        return values
+    hi = _I64_MAX // factor
+    lo = -((-int(_I64_MIN)) // factor)
+    out = np.clip(values, lo, hi) * factor
+    out[values > hi] = _I64_MAX
+    out[values < lo] = _I64_MIN
+    return out
+
+
+def temporal_scalar_key(value) -> int | None:
+    """The key of a NumPy ``datetime64`` / ``timedelta64`` scalar (None
+    for ``NaT``), by the arrays' rule."""
+    arr = np.asarray(value).reshape(1)
+    if np.isnat(arr)[0]:
+        return None
+    return int(_temporal_keys(arr)[0])
 
 
 class Masked:
@@ -72,8 +116,7 @@ def _from_numpy(arr: np.ndarray):
         # Narrower signed ints: widen as int64 (sign kept), then reinterpret.
         return arr.astype(np.int64).view(np.uint64)
     if kind in "mM":
-        # Their int64 count of the unit (what Arrow's temporal types hold).
-        values = np.ascontiguousarray(arr).view(np.int64).view(np.uint64)
+        values = _temporal_keys(arr).view(np.uint64)
         missing = np.isnat(arr)
         if missing.any():
             return Masked(np.where(missing, np.uint64(0), values), missing)
@@ -113,8 +156,8 @@ def _from_pandas(obj):
     if pa_array is not None:
         return pa_array
     if getattr(dtype, "kind", None) == "M" and getattr(dtype, "tz", None) is not None:
-        # Time-zone-aware datetimes: the UTC instant in the column's unit
-        # (the zone is not part of the key, as for Arrow's timestamps).
+        # Time-zone-aware datetimes: the UTC instant (the zone is not part
+        # of the key, as for Arrow's timestamps).
         return _from_numpy(obj.dt.tz_convert("UTC").dt.tz_localize(None).to_numpy())
     if getattr(dtype, "kind", None) in _INT_KINDS and not isinstance(dtype, np.dtype):
         # pandas' nullable Int64/UInt8/boolean...: NA is a missing key.

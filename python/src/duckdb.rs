@@ -14,8 +14,8 @@
 //! the interpreter that loaded DuckDB.
 //!
 //! The function: `lesshash_contains(path VARCHAR, key T) -> BOOLEAN`, one
-//! overload per key type T (every integer width, the dates, times and
-//! timestamps as their integer counts, VARCHAR, BLOB), each key encoded as
+//! overload per key type T (every integer width, DATE, TIME and the
+//! TIMESTAMPs (with a time zone too) as microseconds, VARCHAR, BLOB), each key encoded as
 //! every other interface encodes that type (integers widened to 64 bits,
 //! text as its UTF-8 bytes). `path` must be a constant: it is read when
 //! the query is bound, where the file is opened (mapped, its checksum
@@ -33,6 +33,7 @@ use std::ffi::{CStr, CString, c_char, c_void};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
+use lesshash::temporal::{TimeUnit, micros};
 use lesshash::{KeyKind, MappedCache, MappedFilter};
 use libduckdb_sys as ffi;
 
@@ -61,20 +62,27 @@ enum KeyType {
     U16,
     U32,
     U64,
-    /// DuckDB's DATE: days since 1970 as i32, as Arrow's Date32.
+    /// DuckDB's DATE: days since 1970 as i32, as Arrow's Date32; the key
+    /// is its midnight's microseconds (`lesshash::temporal`).
     Date,
-    /// TIME and the TIMESTAMPs: an i64 count of their unit, as Arrow's.
+    /// TIME and the TIMESTAMPs: an i64 count of their unit; the key is
+    /// microseconds (`lesshash::temporal`), as for Arrow's.
     Time,
     Timestamp,
     TimestampS,
     TimestampMs,
     TimestampNs,
+    /// TIMESTAMPTZ: the UTC instant in microseconds; and in nanoseconds.
+    TimestampTz,
+    TimestampTzNs,
+    /// TIME_NS: nanoseconds since midnight.
+    TimeNs,
     Varchar,
     Blob,
 }
 
 impl KeyType {
-    const ALL: [KeyType; 16] = [
+    const ALL: [KeyType; 19] = [
         KeyType::I8,
         KeyType::I16,
         KeyType::I32,
@@ -89,6 +97,9 @@ impl KeyType {
         KeyType::TimestampS,
         KeyType::TimestampMs,
         KeyType::TimestampNs,
+        KeyType::TimestampTz,
+        KeyType::TimestampTzNs,
+        KeyType::TimeNs,
         KeyType::Varchar,
         KeyType::Blob,
     ];
@@ -110,6 +121,9 @@ impl KeyType {
             TimestampS => ffi::DUCKDB_TYPE_DUCKDB_TYPE_TIMESTAMP_S,
             TimestampMs => ffi::DUCKDB_TYPE_DUCKDB_TYPE_TIMESTAMP_MS,
             TimestampNs => ffi::DUCKDB_TYPE_DUCKDB_TYPE_TIMESTAMP_NS,
+            TimestampTz => ffi::DUCKDB_TYPE_DUCKDB_TYPE_TIMESTAMP_TZ,
+            TimestampTzNs => ffi::DUCKDB_TYPE_DUCKDB_TYPE_TIMESTAMP_TZ_NS,
+            TimeNs => ffi::DUCKDB_TYPE_DUCKDB_TYPE_TIME_NS,
             Varchar => ffi::DUCKDB_TYPE_DUCKDB_TYPE_VARCHAR,
             Blob => ffi::DUCKDB_TYPE_DUCKDB_TYPE_BLOB,
         }
@@ -132,6 +146,9 @@ impl KeyType {
             TimestampS => "TIMESTAMP_S",
             TimestampMs => "TIMESTAMP_MS",
             TimestampNs => "TIMESTAMP_NS",
+            TimestampTz => "TIMESTAMPTZ",
+            TimestampTzNs => "TIMESTAMPTZ_NS",
+            TimeNs => "TIME_NS",
             Varchar => "VARCHAR",
             Blob => "BLOB",
         }
@@ -317,20 +334,41 @@ unsafe fn execute(
                 }
             }};
         }
+        // A DATE, or a TIME or TIMESTAMP in another unit than
+        // microseconds: the key of each (`lesshash::temporal::micros`).
+        macro_rules! micros {
+            ($t:ty, $unit:expr) => {{
+                let keys = std::slice::from_raw_parts(data as *const $t, rows);
+                let mut wide = [0u64; STEP];
+                for (keys, out) in keys.chunks(STEP).zip(out.chunks_mut(STEP)) {
+                    let wide = &mut wide[..keys.len()];
+                    for (w, &k) in wide.iter_mut().zip(keys) {
+                        *w = micros(k.into(), $unit) as u64;
+                    }
+                    filter
+                        .contains_batch(wide, out)
+                        .map_err(|e| e.to_string())?;
+                }
+            }};
+        }
         match bound.key_type {
             KeyType::I8 => widened!(i8),
             KeyType::I16 => widened!(i16),
-            KeyType::I32 | KeyType::Date => widened!(i32),
+            KeyType::I32 => widened!(i32),
+            KeyType::Date => micros!(i32, TimeUnit::Day),
             KeyType::U8 => widened!(u8),
             KeyType::U16 => widened!(u16),
             KeyType::U32 => widened!(u32),
+            KeyType::TimestampS => micros!(i64, TimeUnit::Second),
+            KeyType::TimestampMs => micros!(i64, TimeUnit::Millisecond),
+            KeyType::TimestampNs | KeyType::TimestampTzNs | KeyType::TimeNs => {
+                micros!(i64, TimeUnit::Nanosecond)
+            }
             KeyType::I64
             | KeyType::U64
             | KeyType::Time
             | KeyType::Timestamp
-            | KeyType::TimestampS
-            | KeyType::TimestampMs
-            | KeyType::TimestampNs => {
+            | KeyType::TimestampTz => {
                 // Already 64 bits: queried in place.
                 let keys = std::slice::from_raw_parts(data as *const u64, rows);
                 filter
@@ -415,9 +453,15 @@ unsafe fn register(con: ffi::duckdb_connection) -> Result<(), String> {
         let mut boolean = ffi::duckdb_create_logical_type(ffi::DUCKDB_TYPE_DUCKDB_TYPE_BOOLEAN);
         let mut added = true;
         for key_type in KeyType::ALL {
+            let mut key = ffi::duckdb_create_logical_type(key_type.duckdb_type());
+            if ffi::duckdb_get_type_id(key) != key_type.duckdb_type() {
+                // A type this DuckDB does not have (TIME_NS and
+                // TIMESTAMPTZ_NS are newer than 1.1): no such overload.
+                ffi::duckdb_destroy_logical_type(&mut key);
+                continue;
+            }
             let mut function = ffi::duckdb_create_scalar_function();
             ffi::duckdb_scalar_function_set_name(function, name.as_ptr());
-            let mut key = ffi::duckdb_create_logical_type(key_type.duckdb_type());
             ffi::duckdb_scalar_function_add_parameter(function, path_type);
             ffi::duckdb_scalar_function_add_parameter(function, key);
             ffi::duckdb_destroy_logical_type(&mut key);

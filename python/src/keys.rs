@@ -9,6 +9,12 @@
 //!   `OverflowError`; it is never truncated.
 //! * `str`: its UTF-8 bytes (a lone surrogate cannot be encoded: `ValueError`).
 //! * `bytes`, `bytearray`, `memoryview` of bytes: the bytes.
+//! * `datetime.date`, `datetime.datetime`, `datetime.time`,
+//!   `datetime.timedelta` (and pandas' `Timestamp` and `Timedelta`, NumPy's
+//!   `datetime64` and `timedelta64` scalars): their integer key, as the
+//!   Arrow temporal types' (`lesshash::temporal`: microseconds, a date's of
+//!   its midnight), so a cell answers the same as a Python object and in
+//!   an Arrow or NumPy column.
 //!
 //! Floats and `None` are refused with a `TypeError`: a float key would
 //! silently answer differently from the integer it prints as.
@@ -37,9 +43,13 @@ use arrow_array::types::{
 use arrow_array::{Array, ArrayRef, ArrowPrimitiveType};
 use arrow_schema::{DataType, TimeUnit};
 use lesshash::KeyKind;
+use lesshash::temporal::{TimeUnit as Unit, micros};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyFloat, PyInt, PyList, PyMemoryView, PyString, PyTuple};
+use pyo3::types::{
+    PyByteArray, PyBytes, PyDate, PyDateTime, PyDelta, PyDeltaAccess, PyFloat, PyInt, PyList,
+    PyMemoryView, PyString, PyTime, PyTimeAccess, PyTuple,
+};
 
 /// One key's canonical bytes.
 pub enum KeyBytes<'a> {
@@ -112,6 +122,9 @@ fn generic_key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
             bytes.cast::<PyBytes>()?.as_bytes().to_vec(),
         ));
     }
+    if let Some(key) = temporal_key(obj)? {
+        return Ok(KeyBytes::Int(key.to_le_bytes()));
+    }
     if obj.is_none() {
         return Err(PyTypeError::new_err(
             "None is not a key (keys are int, str or bytes; drop or fill missing values first)",
@@ -131,6 +144,82 @@ fn generic_key_bytes<'a>(obj: &'a Bound<'_, PyAny>) -> PyResult<KeyBytes<'a>> {
         "unsupported key type {}: keys are int, str, bytes, or arrays of them",
         obj.get_type().name()?
     )))
+}
+
+/// The key of a `datetime.date`, `datetime.datetime` (pandas'
+/// `Timestamp`), `datetime.time`, `datetime.timedelta` (pandas'
+/// `Timedelta`) or NumPy `datetime64` / `timedelta64` scalar, by the
+/// crate's rule (`lesshash::temporal`): microseconds (a datetime's UTC
+/// instant since 1970, a naive one read as UTC as Arrow's timestamps are;
+/// a date's midnight; a time's wall-clock time of day; a timedelta
+/// saturating at the `i64` range). `None` for anything else;
+/// `NaT` is refused as `None` is.
+fn temporal_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
+    const US_PER_DAY: i128 = 86_400_000_000;
+    // `date.toordinal()` of 1970-01-01.
+    const EPOCH_ORDINAL: i64 = 719_163;
+    let clamp = |us: i128| us.clamp(i64::MIN.into(), i64::MAX.into()) as i64;
+    let time_us = |h: u8, m: u8, s: u8, us: u32| {
+        (i128::from(h) * 3600 + i128::from(m) * 60 + i128::from(s)) * 1_000_000 + i128::from(us)
+    };
+    let delta_us = |d: &Bound<'_, PyDelta>| {
+        i128::from(d.get_days()) * US_PER_DAY
+            + i128::from(d.get_seconds()) * 1_000_000
+            + i128::from(d.get_microseconds())
+    };
+    if let Ok(dt) = obj.cast::<PyDateTime>() {
+        let days: i64 = dt
+            .call_method0(pyo3::intern!(obj.py(), "toordinal"))?
+            .extract()?;
+        let mut us = i128::from(days - EPOCH_ORDINAL) * US_PER_DAY
+            + time_us(
+                dt.get_hour(),
+                dt.get_minute(),
+                dt.get_second(),
+                dt.get_microsecond(),
+            );
+        let offset = dt.call_method0(pyo3::intern!(obj.py(), "utcoffset"))?;
+        if let Ok(offset) = offset.cast::<PyDelta>() {
+            us -= delta_us(offset);
+        }
+        return Ok(Some(clamp(us)));
+    }
+    if let Ok(date) = obj.cast::<PyDate>() {
+        let days: i64 = date
+            .call_method0(pyo3::intern!(obj.py(), "toordinal"))?
+            .extract()?;
+        return Ok(Some(micros(days - EPOCH_ORDINAL, Unit::Day)));
+    }
+    if let Ok(t) = obj.cast::<PyTime>() {
+        let us = time_us(
+            t.get_hour(),
+            t.get_minute(),
+            t.get_second(),
+            t.get_microsecond(),
+        );
+        return Ok(Some(clamp(us)));
+    }
+    if let Ok(d) = obj.cast::<PyDelta>() {
+        return Ok(Some(clamp(delta_us(d))));
+    }
+    // NumPy's scalars, by the arrays' rule (lesshash/_keys.py).
+    let ty = obj.get_type();
+    let name = ty.name()?;
+    if (name == "datetime64" || name == "timedelta64")
+        && ty.module()?.to_cow()?.starts_with("numpy")
+    {
+        let key = obj
+            .py()
+            .import("lesshash._keys")?
+            .call_method1("temporal_scalar_key", (obj,))?;
+        if key.is_none() {
+            return Err(PyTypeError::new_err(
+                "NaT is not a key (it is a missing value; drop or fill missing values first)",
+            ));
+        }
+        return Ok(Some(key.extract()?));
+    }
+    Ok(None)
 }
 
 /// [`int_bytes`] of an exact `int`, read by CPython's
@@ -442,12 +531,15 @@ pub fn arrow_keys(array: &ArrayRef) -> PyResult<ArrowKeys<'_>> {
     fn borrow<T: ArrowPrimitiveType<Native = i64>>(array: &ArrayRef) -> ArrowKeys<'_> {
         ArrowKeys::U64Borrowed(bytemuck::cast_slice(array.as_primitive::<T>().values()))
     }
+    fn scaled<T: ArrowPrimitiveType<Native = i64>>(array: &ArrayRef, unit: Unit) -> ArrowKeys<'_> {
+        ArrowKeys::U64Owned(widen::<T>(array, |v| micros(v, unit) as u64))
+    }
     fn sign_extend<T: ArrowPrimitiveType<Native = i32>>(array: &ArrayRef) -> ArrowKeys<'_> {
         ArrowKeys::U64Owned(widen::<T>(array, |v| i64::from(v) as u64))
     }
     // The library's table (lesshash::arrow, docs/guide.md): every integer
-    // and temporal type as its integer widened to 64 bits (signed types
-    // sign-extended), strings as UTF-8, binaries as their bytes.
+    // widened to 64 bits (signed types sign-extended), temporal types as
+    // their key, strings as UTF-8, binaries as their bytes.
     Ok(match array.data_type() {
         DataType::Int64 => borrow::<Int64Type>(array),
         DataType::UInt64 => ArrowKeys::U64Borrowed(array.as_primitive::<UInt64Type>().values()),
@@ -457,22 +549,41 @@ pub fn arrow_keys(array: &ArrayRef) -> PyResult<ArrowKeys<'_>> {
         DataType::UInt32 => ArrowKeys::U64Owned(widen::<UInt32Type>(array, u64::from)),
         DataType::UInt16 => ArrowKeys::U64Owned(widen::<UInt16Type>(array, u64::from)),
         DataType::UInt8 => ArrowKeys::U64Owned(widen::<UInt8Type>(array, u64::from)),
-        // Temporal types: their integer (days, milliseconds, the unit's
-        // count); a timestamp's time zone is not part of the key.
-        DataType::Date32 => sign_extend::<Date32Type>(array),
-        DataType::Date64 => borrow::<Date64Type>(array),
-        DataType::Time32(TimeUnit::Second) => sign_extend::<Time32SecondType>(array),
-        DataType::Time32(TimeUnit::Millisecond) => sign_extend::<Time32MillisecondType>(array),
+        // Temporal types: microseconds (`lesshash::temporal`, the library's
+        // table; a date's of its midnight); a timestamp's time zone is not
+        // part of the key.
+        DataType::Date32 => ArrowKeys::U64Owned(widen::<Date32Type>(array, |v| {
+            micros(v.into(), Unit::Day) as u64
+        })),
+        DataType::Date64 => scaled::<Date64Type>(array, Unit::Millisecond),
+        DataType::Time32(TimeUnit::Second) => {
+            ArrowKeys::U64Owned(widen::<Time32SecondType>(array, |v| {
+                micros(v.into(), Unit::Second) as u64
+            }))
+        }
+        DataType::Time32(TimeUnit::Millisecond) => {
+            ArrowKeys::U64Owned(widen::<Time32MillisecondType>(array, |v| {
+                micros(v.into(), Unit::Millisecond) as u64
+            }))
+        }
         DataType::Time64(TimeUnit::Microsecond) => borrow::<Time64MicrosecondType>(array),
-        DataType::Time64(TimeUnit::Nanosecond) => borrow::<Time64NanosecondType>(array),
-        DataType::Timestamp(TimeUnit::Second, _) => borrow::<TimestampSecondType>(array),
-        DataType::Timestamp(TimeUnit::Millisecond, _) => borrow::<TimestampMillisecondType>(array),
-        DataType::Timestamp(TimeUnit::Microsecond, _) => borrow::<TimestampMicrosecondType>(array),
-        DataType::Timestamp(TimeUnit::Nanosecond, _) => borrow::<TimestampNanosecondType>(array),
-        DataType::Duration(TimeUnit::Second) => borrow::<DurationSecondType>(array),
-        DataType::Duration(TimeUnit::Millisecond) => borrow::<DurationMillisecondType>(array),
-        DataType::Duration(TimeUnit::Microsecond) => borrow::<DurationMicrosecondType>(array),
-        DataType::Duration(TimeUnit::Nanosecond) => borrow::<DurationNanosecondType>(array),
+        DataType::Time64(TimeUnit::Nanosecond) => {
+            ArrowKeys::U64Owned(widen::<Time64NanosecondType>(array, |v| {
+                micros(v, Unit::Nanosecond) as u64
+            }))
+        }
+        DataType::Timestamp(unit, _) => match unit {
+            TimeUnit::Microsecond => borrow::<TimestampMicrosecondType>(array),
+            TimeUnit::Second => scaled::<TimestampSecondType>(array, Unit::Second),
+            TimeUnit::Millisecond => scaled::<TimestampMillisecondType>(array, Unit::Millisecond),
+            TimeUnit::Nanosecond => scaled::<TimestampNanosecondType>(array, Unit::Nanosecond),
+        },
+        DataType::Duration(unit) => match unit {
+            TimeUnit::Microsecond => borrow::<DurationMicrosecondType>(array),
+            TimeUnit::Second => scaled::<DurationSecondType>(array, Unit::Second),
+            TimeUnit::Millisecond => scaled::<DurationMillisecondType>(array, Unit::Millisecond),
+            TimeUnit::Nanosecond => scaled::<DurationNanosecondType>(array, Unit::Nanosecond),
+        },
         DataType::Utf8 => ArrowKeys::Bytes(
             array.as_string::<i32>().iter().map(bytes_of_str).collect(),
             KeyKind::Text,

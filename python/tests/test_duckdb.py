@@ -153,6 +153,9 @@ NATIVE_TYPES = [
     ("TIMESTAMP_S", pa.timestamp("s")),
     ("TIMESTAMP_MS", pa.timestamp("ms")),
     ("TIMESTAMP_NS", pa.timestamp("ns")),
+    ("TIMESTAMPTZ", pa.timestamp("us", tz="UTC")),
+    ("TIMESTAMPTZ_NS", pa.timestamp("ns", tz="UTC")),
+    ("TIME_NS", pa.time64("ns")),
     ("VARCHAR", pa.string()),
     ("BLOB", pa.binary()),
 ]
@@ -167,7 +170,9 @@ def column(arrow_type, ints, rng):
         values = [bytes([i % 256]) * (1 + i % 20) for i in ints]
     else:
         width = pa.int32() if pa.types.is_date32(arrow_type) else pa.int64()
-        values = pa.array(ints, type=width).cast(arrow_type).to_pylist()
+        # Nanoseconds a microsecond apart: the key is the microsecond.
+        scale = 1000 if getattr(arrow_type, "unit", None) == "ns" else 1
+        values = pa.array([int(i) * scale for i in ints], type=width).cast(arrow_type).to_pylist()
     nulls = rng.random(n) < 0.1
     return pa.array([None if z else v for v, z in zip(values, nulls)], type=arrow_type)
 
@@ -176,7 +181,8 @@ def column(arrow_type, ints, rng):
 def test_native_answers_every_type_as_contains_many(native, sql_type, arrow_type):
     rng = np.random.default_rng(sum(map(ord, sql_type)))
     # Negative keys where the type has them: widening must sign-extend.
-    signed = sql_type in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "DATE", "TIMESTAMP")
+    signed = sql_type in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "DATE", "TIMESTAMP",
+                          "TIMESTAMPTZ")
     ints = rng.integers(-50 if signed else 0, 100, 5000)
     keys = column(arrow_type, ints, rng)
     bf = BloomFilter(30, 0.1)  # a high rate: false positives to compare too
