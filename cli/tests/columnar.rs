@@ -1371,3 +1371,151 @@ fn parquet_output_keeps_the_inputs_dictionary_choices() {
         expected_rows(&load(Path::new(&f)), &batch, false)
     );
 }
+
+/// Parquet output of Arrow types Parquet has no logical type for
+/// (`timestamp[s]`, `time32[s]`, `date64`) is stored as pyarrow stores them
+/// (milliseconds, milliseconds, days, with those logical types: before,
+/// plain integers) with the input's Arrow schema recorded: read back, a
+/// `date64` is the input's column, the seconds the same instants and times
+/// in milliseconds (as pyarrow reads its own such files), and each cell the
+/// same key. A value the stored unit cannot hold is refused by column,
+/// never truncated.
+#[test]
+fn parquet_output_keeps_temporal_types_parquet_has_no_unit_for() {
+    use arrow_array::{
+        Array, Date64Array, Time32MillisecondArray, Time32SecondArray, TimestampMillisecondArray,
+        TimestampSecondArray,
+    };
+    use parquet::basic::{LogicalType, TimeUnit as ParquetUnit};
+    let dir = Dir::new();
+    let n = 50i64;
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..n)) as ArrayRef,
+        ),
+        (
+            "ts",
+            Arc::new(
+                TimestampSecondArray::from_iter(
+                    (0..n).map(|i| (i % 9 != 4).then_some(i * 86_401 - 1_000)),
+                )
+                .with_timezone("UTC"),
+            ),
+        ),
+        (
+            "t",
+            Arc::new(Time32SecondArray::from_iter_values(
+                (0..n).map(|i| i as i32 * 1_000),
+            )),
+        ),
+        (
+            "d",
+            Arc::new(Date64Array::from_iter_values(
+                (0..n).map(|i| (i - 20) * 86_400_000),
+            )),
+        ),
+    ])
+    .unwrap();
+    write_ipc_file(&dir.path("in.arrow"), std::slice::from_ref(&batch));
+    let f = dir.s("all.lhbf");
+    assert_ok(&lesshash(&[
+        "build",
+        "-q",
+        "-i",
+        &dir.s("in.arrow"),
+        "--column",
+        "id",
+        "--fpr",
+        "0.01",
+        "-o",
+        &f,
+    ]));
+    let out = dir.path("out.parquet");
+    assert_ok(&lesshash(&[
+        "filter",
+        &f,
+        "-q",
+        "-i",
+        &dir.s("in.arrow"),
+        "--column",
+        "id",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let back = read_parquet(&out).batch;
+    let ms = TimestampMillisecondArray::from_iter(
+        (0..n).map(|i| (i % 9 != 4).then_some((i * 86_401 - 1_000) * 1_000)),
+    )
+    .with_timezone("UTC");
+    let t_ms = Time32MillisecondArray::from_iter_values((0..n).map(|i| i as i32 * 1_000_000));
+    assert_eq!(back.column(0), batch.column(0));
+    assert_eq!(back.column(1).as_ref(), &ms as &dyn Array);
+    assert_eq!(back.column(2).as_ref(), &t_ms as &dyn Array);
+    assert_eq!(back.column(3), batch.column(3));
+    // Each cell is the same key as the input's.
+    for c in ["ts", "t", "d"] {
+        let kept = dir.path(&format!("{c}.lhbf"));
+        assert_ok(&lesshash(&[
+            "build",
+            "-q",
+            "-i",
+            &dir.s("in.arrow"),
+            "--column",
+            c,
+            "--fpr",
+            "0.001",
+            "-o",
+            kept.to_str().unwrap(),
+        ]));
+        let filter = load(&kept);
+        let i = back.schema().index_of(c).unwrap();
+        let found = filter.contains_array(back.column(i).as_ref()).unwrap();
+        assert_eq!(
+            found.true_count(),
+            back.column(i).len() - back.column(i).null_count(),
+            "{c}"
+        );
+    }
+    let reader =
+        parquet::file::reader::SerializedFileReader::new(File::open(&out).unwrap()).unwrap();
+    use parquet::file::reader::FileReader;
+    let descr = reader.metadata().file_metadata().schema_descr_ptr();
+    let logical = |i: usize| descr.column(i).logical_type_ref().cloned();
+    assert_eq!(
+        logical(1),
+        Some(LogicalType::timestamp(true, ParquetUnit::MILLIS))
+    );
+    assert_eq!(
+        logical(2),
+        Some(LogicalType::time(false, ParquetUnit::MILLIS))
+    );
+    assert_eq!(logical(3), Some(LogicalType::Date));
+
+    // A date64 that is not a whole day: refused by column, nothing written.
+    let part = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+        (
+            "d",
+            Arc::new(Date64Array::from(vec![86_400_001])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    write_ipc_file(&dir.path("part.arrow"), &[part]);
+    let before = dir.names();
+    assert_error(
+        &lesshash(&[
+            "filter",
+            &f,
+            "-q",
+            "-i",
+            &dir.s("part.arrow"),
+            "--column",
+            "id",
+            "-o",
+            &dir.s("part.parquet"),
+        ]),
+        &["\"d\"", "not a whole day", "Arrow IPC"],
+    );
+    assert_eq!(dir.names(), before);
+}

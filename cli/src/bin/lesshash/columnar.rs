@@ -19,12 +19,13 @@ use arrow_ipc::writer::{FileWriter, StreamWriter};
 use arrow_schema::{DataType, SchemaRef};
 use lesshash::KeyKind;
 use parquet::arrow::ProjectionMask;
+use parquet::arrow::add_encoded_arrow_schema_to_metadata;
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
     ParquetRecordBatchReaderBuilder,
 };
 use parquet::arrow::arrow_writer::{
-    ArrowColumnWriter, ArrowRowGroupWriterFactory, ArrowWriter, compute_leaves,
+    ArrowColumnWriter, ArrowRowGroupWriterFactory, ArrowWriter, ArrowWriterOptions, compute_leaves,
 };
 use parquet::basic::{Compression, Encoding, PageType};
 use parquet::file::metadata::ColumnChunkMetaData;
@@ -37,6 +38,7 @@ use crate::input::{Format, InputArgs};
 mod guard;
 mod ipc_checks;
 mod parquet_checks;
+mod stored_types;
 mod thrift;
 
 use parquet_checks::Footer;
@@ -702,13 +704,26 @@ impl<W: Write + Send> Sink<W> {
         let context = || format!("cannot write {} output", format.name());
         Ok(match format {
             OutFormat::Parquet => {
-                let writer = ArrowWriter::try_new(out, Arc::clone(schema), Some(props))
-                    .with_context(context)?;
+                // Types Parquet cannot hold as they are: stored as pyarrow
+                // stores them, the input's schema recorded beside them.
+                let stored = stored_types::stored_schema(schema);
+                let mut props = props;
+                add_encoded_arrow_schema_to_metadata(schema, &mut props);
+                let options = ArrowWriterOptions::new()
+                    .with_properties(props)
+                    .with_skip_arrow_metadata(true);
+                let writer = ArrowWriter::try_new_with_options(
+                    out,
+                    stored.clone().unwrap_or_else(|| Arc::clone(schema)),
+                    options,
+                )
+                .with_context(context)?;
                 let (writer, factory) = writer.into_serialized_writer().with_context(context)?;
                 Sink::Parquet(Box::new(ParquetSink {
                     writer,
                     factory,
-                    schema: Arc::clone(schema),
+                    convert: stored.is_some(),
+                    schema: stored.unwrap_or_else(|| Arc::clone(schema)),
                     columns: None,
                     rows: 0,
                     groups: 0,
@@ -780,7 +795,10 @@ impl<W: Write + Send> Sink<W> {
 pub(crate) struct ParquetSink<W: Write + Send> {
     writer: SerializedFileWriter<W>,
     factory: ArrowRowGroupWriterFactory,
+    /// The schema written (`stored_types`: the input's, or its stored form).
     schema: SchemaRef,
+    /// Whether batches are converted to `schema` first.
+    convert: bool,
     /// The current row group's column writers (one per leaf column).
     columns: Option<Vec<ArrowColumnWriter>>,
     /// Rows in the current row group.
@@ -794,7 +812,10 @@ pub(crate) struct ParquetSink<W: Write + Send> {
 impl<W: Write + Send> ParquetSink<W> {
     /// Appends `batch`, ending row groups every `max_rows` rows if set.
     fn write(&mut self, batch: &RecordBatch, pool: Option<&rayon::ThreadPool>) -> Result<()> {
-        let mut batch = batch.clone();
+        let mut batch = match self.convert {
+            true => stored_types::to_stored(batch, &self.schema)?,
+            false => batch.clone(),
+        };
         while batch.num_rows() > 0 {
             let room = self.max_rows.map_or(usize::MAX, |m| m - self.rows);
             let now = batch.slice(0, room.min(batch.num_rows()));
