@@ -1,12 +1,18 @@
 """Type stubs of the extension module (python/src/)."""
 
+import datetime
 from os import PathLike
 from typing import Any, Iterable, Literal, Optional, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
-Key = Union[int, str, bytes, bytearray, memoryview]
+# Dates, datetimes, times and timedeltas (pandas' and NumPy's too) are
+# int64 keys: their microseconds (docs/guide.md, the encoding table).
+Key = Union[
+    int, str, bytes, bytearray, memoryview,
+    datetime.date, datetime.time, datetime.timedelta, np.datetime64, np.timedelta64,
+]
 Keys = Any  # NumPy / PyArrow / pandas arrays, or an iterable of Key
 Path = Union[str, PathLike[str]]
 KeyKind = Literal["unrecorded", "int64", "text", "bytes", "mixed"]
