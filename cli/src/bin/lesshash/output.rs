@@ -222,16 +222,16 @@ pub(crate) fn open_filter(path: &Path, verify: bool) -> Result<Opened> {
     let context = || format!("cannot load filter {}", path.display());
     let regular = fs::metadata(path).is_ok_and(|m| m.is_file());
     if regular {
+        // Armed before the map exists: opening verifies the checksum by
+        // reading every page, and a file cut meanwhile faults there.
+        #[cfg(unix)]
+        crate::sigbus::arm(path);
         let mapped = if verify {
             MappedFilter::open(path)
         } else {
             MappedFilter::open_unverified(path)
         };
         let mapped = mapped.with_context(context)?;
-        #[cfg(unix)]
-        if mapped.is_mapped() {
-            crate::sigbus::arm(path);
-        }
         return Ok(Opened::Mapped(Box::new(mapped)));
     }
     // A stream: read through the owned loader (its allocation grows with

@@ -27,9 +27,11 @@ static FIRED: AtomicBool = AtomicBool::new(false);
 /// The exit status after SIGBUS: 2, the status of every error.
 const STATUS: libc::c_int = 2;
 
-/// Installs the handler for the filter file at `path`, just mapped. Once
-/// per process (one filter per command); a failure to install leaves the
-/// default action (the process dies of SIGBUS), as before.
+/// Installs the handler for the filter file at `path`, about to be mapped
+/// (before the map exists, so that the checksum's read of every page is
+/// covered too; a file that is not mapped in the end raises no SIGBUS).
+/// Once per process (one filter per command); a failure to install leaves
+/// the default action (the process dies of SIGBUS), as before.
 pub(crate) fn arm(path: &Path) {
     let line = format!(
         "lesshash: filter file {} changed size while in use (truncated or rewritten in place \
