@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use lesshash::spark::{SparkBloomFilter, SparkVersion};
 use lesshash::{BloomFilter, Layout, Scheme};
 
-use crate::columnar::{Columnar, Feed, rewound};
+use crate::columnar::{self, Feed, rewound};
 use crate::input::{
     BadKey, Chunks, Encoded, Format, InputArgs, KeySpec, at_line, count_lines, encode_keys,
     for_each_line, recycle, strip_eol, with_encoded,
@@ -411,8 +411,8 @@ impl Job<'_> {
     /// one (`par_insert_array`). Null keys are skipped.
     fn columnar(self, format: Format) -> Result<ExitCode> {
         let input = &self.args.input;
-        let src = Columnar::open(input, format)?;
-        let key = src.key_column(input)?;
+        let src = columnar::open(input, format)?;
+        let key = columnar::key_column(&src, input)?;
         let items = match self.args.items {
             Some(n) => n,
             None => match src.counted_keys(&key)? {

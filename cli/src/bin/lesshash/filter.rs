@@ -13,7 +13,7 @@ use lesshash::spark::SparkBloomFilter;
 use lesshash::{FilterView, KeyKind};
 use rayon::prelude::*;
 
-use crate::columnar::{Columnar, Feed, OutFormat, Sink, select_rows, selection};
+use crate::columnar::{self, Feed, OutFormat, Sink, select_rows, selection};
 use crate::input::{
     Chunks, Encoded, Format, InputArgs, KeySpec, at_line, check_kinds, encode_keys, for_each_line,
     recycle, strip_eol, with_encoded,
@@ -362,8 +362,8 @@ fn columnar(
     quiet: bool,
     start: Instant,
 ) -> Result<ExitCode> {
-    let src = Columnar::open(&args.input, format)?;
-    let key = src.key_column(&args.input)?;
+    let src = columnar::open(&args.input, format)?;
+    let key = columnar::key_column(&src, &args.input)?;
     check_kinds(
         &filter_name,
         filter.key_kind(),
@@ -399,8 +399,15 @@ fn columnar(
     let schema = src.schema().clone();
     let props = src.writer_properties();
     let (rows, kept) = output.write_with(|out| {
-        let mut sink = Sink::new(out_format, out, &schema, props, format == Format::Parquet)
-            .with_context(|| write.clone())?;
+        let mut sink = Sink::new(
+            out_format,
+            out,
+            &src.name,
+            &schema,
+            props,
+            format == Format::Parquet,
+        )
+        .with_context(|| write.clone())?;
         let (mut rows, mut kept) = (0u64, 0u64);
         let mut group = None;
         for item in Feed::new(src.batches(None)?, pool.is_some())? {

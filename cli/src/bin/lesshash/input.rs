@@ -95,40 +95,7 @@ pub(crate) enum FormatArg {
 }
 
 /// The format an input is read in, once decided ([`InputArgs::detect`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Format {
-    /// One record per line.
-    Lines,
-    /// CSV records.
-    Csv,
-    /// A Parquet file.
-    Parquet,
-    /// An Arrow IPC file (Feather v2).
-    ArrowFile,
-    /// An Arrow IPC stream.
-    ArrowStream,
-}
-
-impl Format {
-    /// Whether records are read as Arrow record batches.
-    pub(crate) fn is_columnar(self) -> bool {
-        matches!(
-            self,
-            Format::Parquet | Format::ArrowFile | Format::ArrowStream
-        )
-    }
-
-    /// A name for messages.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Format::Lines => "lines",
-            Format::Csv => "CSV",
-            Format::Parquet => "Parquet",
-            Format::ArrowFile => "Arrow IPC file",
-            Format::ArrowStream => "Arrow IPC stream",
-        }
-    }
-}
+pub(crate) use lesshash_cli::input_format::Format;
 
 /// How a key's text is turned into the bytes the crate hashes (`--keys`).
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]

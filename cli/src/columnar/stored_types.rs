@@ -59,13 +59,18 @@ pub(crate) fn stored_schema(schema: &Schema) -> Option<SchemaRef> {
     )))
 }
 
-/// `batch` as `schema` ([`stored_schema`] of its own) stores it.
+/// `batch`, from the input named `source`, as `schema` ([`stored_schema`]
+/// of its own) stores it.
 ///
 /// # Errors
-/// Naming the column: a value the stored unit cannot hold (seconds beyond
-/// the milliseconds' range, a `date64` that is not a whole day), which
-/// would otherwise be lost.
-pub(crate) fn to_stored(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+/// Naming the column and the input: a value the stored unit cannot hold
+/// (seconds beyond the milliseconds' range, a `date64` that is not a whole
+/// day), which would otherwise be lost.
+pub(crate) fn to_stored(
+    batch: &RecordBatch,
+    schema: &SchemaRef,
+    source: &str,
+) -> Result<RecordBatch> {
     let columns = batch
         .columns()
         .iter()
@@ -76,7 +81,8 @@ pub(crate) fn to_stored(batch: &RecordBatch, schema: &SchemaRef) -> Result<Recor
             }
             convert(column.as_ref(), field.data_type()).map_err(|why| {
                 anyhow!(
-                    "cannot write column {:?} to Parquet: {why}; write an Arrow IPC output to keep it",
+                    "cannot write column {:?} of {source} to Parquet: {why}; write an Arrow IPC \
+                     output to keep it",
                     field.name()
                 )
             })
@@ -153,7 +159,7 @@ mod tests {
             ),
         ]);
         let schema = stored_schema(&b.schema()).unwrap();
-        let s = to_stored(&b, &schema).unwrap();
+        let s = to_stored(&b, &schema, "in.arrow").unwrap();
         assert_eq!(
             s.column(1).data_type(),
             &DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into()))
@@ -185,7 +191,9 @@ mod tests {
             Arc::new(Date64Array::from(vec![MILLIS_PER_DAY + 1])) as ArrayRef,
         )]);
         let schema = stored_schema(&part_day.schema()).unwrap();
-        let e = to_stored(&part_day, &schema).unwrap_err().to_string();
+        let e = to_stored(&part_day, &schema, "in.arrow")
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("\"when\"") && e.contains("not a whole day"),
             "{e}"
@@ -195,7 +203,9 @@ mod tests {
             Arc::new(TimestampSecondArray::from(vec![i64::MAX / 10])) as ArrayRef,
         )]);
         let schema = stored_schema(&far.schema()).unwrap();
-        let e = to_stored(&far, &schema).unwrap_err().to_string();
+        let e = to_stored(&far, &schema, "in.arrow")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("\"ts\"") && e.contains("beyond"), "{e}");
         // A null's slot is not a value: whatever it holds passes.
         let null_slot = batch(vec![(
@@ -206,6 +216,11 @@ mod tests {
             )) as ArrayRef,
         )]);
         let schema = stored_schema(&null_slot.schema()).unwrap();
-        assert!(to_stored(&null_slot, &schema).unwrap().column(0).is_null(0));
+        assert!(
+            to_stored(&null_slot, &schema, "in.arrow")
+                .unwrap()
+                .column(0)
+                .is_null(0)
+        );
     }
 }
