@@ -317,16 +317,16 @@ unsafe fn execute(
         let valid =
             |row: usize| validity.is_null() || *validity.add(row / 64) >> (row % 64) & 1 == 1;
         let filter = &bound.filter;
-        macro_rules! widened {
-            ($t:ty) => {{
+        // Keys of type `$t` queried as the 64-bit integer `$key` makes of
+        // each, a chunk at a time.
+        macro_rules! keyed {
+            ($t:ty, $key:expr) => {{
                 let keys = std::slice::from_raw_parts(data as *const $t, rows);
                 let mut wide = [0u64; STEP];
                 for (keys, out) in keys.chunks(STEP).zip(out.chunks_mut(STEP)) {
                     let wide = &mut wide[..keys.len()];
                     for (w, &k) in wide.iter_mut().zip(keys) {
-                        // Signed types sign-extend, unsigned zero-extend:
-                        // the encoding of every interface (KeyKind::Int64).
-                        *w = k as i64 as u64;
+                        *w = $key(k);
                     }
                     filter
                         .contains_batch(wide, out)
@@ -334,22 +334,19 @@ unsafe fn execute(
                 }
             }};
         }
+        // Signed types sign-extend, unsigned zero-extend: the encoding of
+        // every interface (KeyKind::Int64).
+        macro_rules! widened {
+            ($t:ty) => {
+                keyed!($t, |k: $t| k as i64 as u64)
+            };
+        }
         // A DATE, or a TIME or TIMESTAMP in another unit than
         // microseconds: the key of each (`lesshash::temporal::micros`).
         macro_rules! micros {
-            ($t:ty, $unit:expr) => {{
-                let keys = std::slice::from_raw_parts(data as *const $t, rows);
-                let mut wide = [0u64; STEP];
-                for (keys, out) in keys.chunks(STEP).zip(out.chunks_mut(STEP)) {
-                    let wide = &mut wide[..keys.len()];
-                    for (w, &k) in wide.iter_mut().zip(keys) {
-                        *w = micros(k.into(), $unit) as u64;
-                    }
-                    filter
-                        .contains_batch(wide, out)
-                        .map_err(|e| e.to_string())?;
-                }
-            }};
+            ($t:ty, $unit:expr) => {
+                keyed!($t, |k: $t| micros(k.into(), $unit) as u64)
+            };
         }
         match bound.key_type {
             KeyType::I8 => widened!(i8),
