@@ -105,7 +105,6 @@ impl Columnar {
                 let footer = parquet_checks::check_footer(&file, len)?;
                 let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())?;
                 parquet_checks::check_rows(meta.metadata())?;
-                let meta = dates_as_days(meta)?;
                 let schema = Arc::clone(meta.schema());
                 parquet = Some((meta, footer));
                 Ok(schema)
@@ -368,55 +367,6 @@ fn read_at(file: &File, offset: u64, buf: &mut [u8]) -> io::Result<()> {
         f.seek(SeekFrom::Start(offset))?;
         f.read_exact(buf)
     }
-}
-
-/// `meta` with each top-level Parquet DATE column read as days (Arrow
-/// Date32), the format's logical type, whatever Arrow type the writer's
-/// embedded schema recorded: pyarrow writes a date64 column as DATE and
-/// records date64, which the parquet crate would read back as
-/// milliseconds. Every other reader of the file (pyarrow itself, pandas,
-/// Polars, DuckDB) gives days, so a date is one key everywhere
-/// (docs/guide.md, the encoding table).
-fn dates_as_days(meta: ArrowReaderMetadata) -> Result<ArrowReaderMetadata> {
-    let descr = meta.parquet_schema();
-    let is_date = |index: usize| {
-        let mut leaves =
-            (0..descr.num_columns()).filter(|&l| descr.get_column_root_idx(l) == index);
-        match (leaves.next(), leaves.next()) {
-            (Some(leaf), None) => {
-                descr.column(leaf).logical_type_ref() == Some(&parquet::basic::LogicalType::Date)
-            }
-            _ => false,
-        }
-    };
-    let schema = meta.schema();
-    let days: Vec<usize> = (0..schema.fields().len())
-        .filter(|&i| schema.field(i).data_type() == &DataType::Date64 && is_date(i))
-        .collect();
-    if days.is_empty() {
-        return Ok(meta);
-    }
-    let fields: Vec<arrow_schema::FieldRef> = schema
-        .fields()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| match days.contains(&i) {
-            true => Arc::new(f.as_ref().clone().with_data_type(DataType::Date32)),
-            false => Arc::clone(f),
-        })
-        .collect();
-    let schema = Arc::new(arrow_schema::Schema::new_with_metadata(
-        fields,
-        schema.metadata().clone(),
-    ));
-    // A schema the reader does not take as it is (field metadata, nested
-    // types it infers otherwise) keeps the recorded types rather than
-    // refusing a readable file.
-    Ok(ArrowReaderMetadata::try_new(
-        Arc::clone(meta.metadata()),
-        ArrowReaderOptions::new().with_schema(schema),
-    )
-    .unwrap_or(meta))
 }
 
 /// A clone of `file` (the same open file, sharing its offset: one reader

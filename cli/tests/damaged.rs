@@ -698,9 +698,10 @@ fn a_parquet_date_is_one_key_whatever_arrow_type_the_writer_recorded() {
     let dir = Dir::new();
     // pyarrow writes a date64 column as Parquet DATE (days) and records
     // date64 in the embedded Arrow schema; the parquet crate does the same
-    // with coerced types. It is read as days (Date32), as pyarrow, pandas
-    // and DuckDB read it; its keys are its dates' (their midnights'
-    // microseconds), as a Date32 column of the same dates gives.
+    // with coerced types. Read as the recorded Date64 (as DataFusion reads
+    // it) or as days (as pyarrow, pandas and DuckDB do), its keys are its
+    // dates' (their midnights' microseconds): a Date32 column of the same
+    // dates gives the same filter.
     let days: Vec<i64> = vec![0, 1, 19_000, 20_431];
     let d64 = Date64Array::from_iter_values(days.iter().map(|d| d * 86_400_000));
     let d32 = Date32Array::from_iter_values(days.iter().map(|&d| d as i32));
