@@ -1415,6 +1415,18 @@ fn parquet_output_keeps_temporal_types_parquet_has_no_unit_for() {
                 (0..n).map(|i| (i - 20) * 86_400_000),
             )),
         ),
+        (
+            "dts",
+            Arc::new(
+                arrow_array::DictionaryArray::<Int32Type>::try_new(
+                    (0..n)
+                        .map(|i| (i % 5 != 2).then_some((i % 3) as i32))
+                        .collect(),
+                    Arc::new(TimestampSecondArray::from(vec![-1, 0, 1_700_000_000])),
+                )
+                .unwrap(),
+            ),
+        ),
     ])
     .unwrap();
     write_ipc_file(&dir.path("in.arrow"), std::slice::from_ref(&batch));
@@ -1454,7 +1466,7 @@ fn parquet_output_keeps_temporal_types_parquet_has_no_unit_for() {
     assert_eq!(back.column(2).as_ref(), &t_ms as &dyn Array);
     assert_eq!(back.column(3), batch.column(3));
     // Each cell is the same key as the input's.
-    for c in ["ts", "t", "d"] {
+    for c in ["ts", "t", "d", "dts"] {
         let kept = dir.path(&format!("{c}.lhbf"));
         assert_ok(&lesshash(&[
             "build",
@@ -1491,6 +1503,11 @@ fn parquet_output_keeps_temporal_types_parquet_has_no_unit_for() {
         Some(LogicalType::time(false, ParquetUnit::MILLIS))
     );
     assert_eq!(logical(3), Some(LogicalType::Date));
+    // A dictionary of seconds: its values stored as milliseconds too.
+    assert_eq!(
+        logical(4),
+        Some(LogicalType::timestamp(false, ParquetUnit::MILLIS))
+    );
 
     // A date64 that is not a whole day: refused by column, nothing written.
     let part = RecordBatch::try_from_iter([

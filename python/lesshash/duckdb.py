@@ -65,6 +65,7 @@ KEY_TYPES = {
     "TIMESTAMP_S": "int64",
     "TIMESTAMP_MS": "int64",
     "TIMESTAMP_NS": "int64",
+    "TIMESTAMPTZ": "int64",
     "VARCHAR": "text",
     "BLOB": "bytes",
 }

@@ -24,8 +24,8 @@
 //! `datetime64` and `timedelta64` dtype, widened there), a NumPy
 //! fixed-width bytes (`S`) or unicode (`U`) array as its raw buffer, an
 //! Arrow array or stream (zero copy through the Arrow PyCapsule interface;
-//! integer and temporal types as their integers), or any iterable of
-//! Python keys.
+//! integers as their value, temporal types as their microseconds), or any
+//! iterable of Python keys.
 //!
 //! Every key has a kind (`lesshash::KeyKind`, which a filter records and
 //! queries check): integers `Int64`, `str` `Text`, the bytes-like types
@@ -167,6 +167,12 @@ fn temporal_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
             + i128::from(d.get_seconds()) * 1_000_000
             + i128::from(d.get_microseconds())
     };
+    // pandas' NaT is a `datetime` (with no date): a missing value.
+    let ty = obj.get_type();
+    let name = ty.name()?;
+    if name == "NaTType" {
+        return Err(nat_error());
+    }
     if let Ok(dt) = obj.cast::<PyDateTime>() {
         let days: i64 = dt
             .call_method0(pyo3::intern!(obj.py(), "toordinal"))?
@@ -203,8 +209,6 @@ fn temporal_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
         return Ok(Some(clamp(delta_us(d))));
     }
     // NumPy's scalars, by the arrays' rule (lesshash/_keys.py).
-    let ty = obj.get_type();
-    let name = ty.name()?;
     if (name == "datetime64" || name == "timedelta64")
         && ty.module()?.to_cow()?.starts_with("numpy")
     {
@@ -213,13 +217,18 @@ fn temporal_key(obj: &Bound<'_, PyAny>) -> PyResult<Option<i64>> {
             .import("lesshash._keys")?
             .call_method1("temporal_scalar_key", (obj,))?;
         if key.is_none() {
-            return Err(PyTypeError::new_err(
-                "NaT is not a key (it is a missing value; drop or fill missing values first)",
-            ));
+            return Err(nat_error());
         }
         return Ok(Some(key.extract()?));
     }
     Ok(None)
+}
+
+/// `NaT` as a scalar key: refused, as `None` is.
+fn nat_error() -> PyErr {
+    PyTypeError::new_err(
+        "NaT is not a key (it is a missing value; drop or fill missing values first)",
+    )
 }
 
 /// [`int_bytes`] of an exact `int`, read by CPython's

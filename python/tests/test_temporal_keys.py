@@ -172,7 +172,7 @@ def test_python_objects_answer_as_their_key():
         # not timedelta's extremes, beyond 64-bit microseconds).
         if not isinstance(obj, (np.generic, dt.time)) and want not in (I64_MIN, I64_MAX):
             assert bf.contains_many(pa.array([obj])).tolist() == [True], repr(obj)
-    for missing in [np.datetime64("NaT"), np.timedelta64("NaT")]:
+    for missing in [np.datetime64("NaT"), np.timedelta64("NaT"), pd.NaT]:
         with pytest.raises(TypeError, match="NaT is not a key"):
             BloomFilter(10, 0.01).add(missing)
 
@@ -326,3 +326,27 @@ def test_the_datafusion_fixture_is_this_file(tmp_path, repo):
     committed = repo / "datafusion" / "tests" / "data" / "temporal-pyarrow.parquet"
     assert pq.read_table(committed).equals(pq.read_table(fresh))
     assert pq.read_schema(committed).equals(pq.read_schema(fresh))
+
+
+@pytest.mark.parametrize("native", [True, False], ids=["native", "python"])
+def test_duckdb_timestamptz_as_a_key_type(native):
+    """`key_type="TIMESTAMPTZ"`: the UTC instant's microseconds, in the
+    native function and in the Python one."""
+    duckdb = pytest.importorskip("duckdb")
+    import lesshash.duckdb
+
+    at = dt.datetime(2024, 3, 1, 12, 30, 5, 123456, tzinfo=dt.timezone.utc)
+    bf = BloomFilter(10, 1e-6)
+    bf.add(at)
+    con = duckdb.connect(config={"allow_unsigned_extensions": True})
+    try:
+        con.execute("SET TimeZone = 'UTC'")
+        got = lesshash.duckdb.register(con, "seen", bf, key_type="TIMESTAMPTZ", native=native)
+        assert got == ("native" if native else "python")
+        rows = con.execute(
+            "SELECT seen(TIMESTAMPTZ '2024-03-01 12:30:05.123456+00'), "
+            "seen(TIMESTAMPTZ '2024-03-01 12:30:05.123457+00')"
+        ).fetchone()
+        assert rows == (True, False)
+    finally:
+        con.close()

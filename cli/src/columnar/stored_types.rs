@@ -24,9 +24,13 @@ use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 /// Milliseconds in a day.
 const MILLIS_PER_DAY: i64 = 86_400_000;
 
-/// The type a top-level column of `data_type` is stored as, if not its own.
+/// The type a top-level column of `data_type` is stored as, if not its own
+/// (a dictionary's: its values', as the parquet crate writes a dictionary).
 fn stored(data_type: &DataType) -> Option<DataType> {
     Some(match data_type {
+        DataType::Dictionary(key, value) => {
+            DataType::Dictionary(key.clone(), Box::new(stored(value)?))
+        }
         DataType::Timestamp(TimeUnit::Second, tz) => {
             DataType::Timestamp(TimeUnit::Millisecond, tz.clone())
         }
@@ -97,6 +101,10 @@ fn convert(column: &dyn Array, to: &DataType) -> Result<ArrayRef, String> {
             .ok_or_else(|| format!("{v} s is beyond the range of Parquet's milliseconds"))
     }
     Ok(match (column.data_type(), to) {
+        (DataType::Dictionary(_, _), DataType::Dictionary(_, value)) => {
+            let dictionary = column.as_any_dictionary();
+            dictionary.with_values(convert(dictionary.values().as_ref(), value)?)
+        }
         (DataType::Timestamp(TimeUnit::Second, _), DataType::Timestamp(_, tz)) => {
             let a: &PrimitiveArray<TimestampSecondType> = column.as_primitive();
             let ms: TimestampMillisecondArray = a.try_unary(millis)?;
@@ -178,6 +186,22 @@ mod tests {
         let d = s.column(3).as_primitive::<arrow_array::types::Date32Type>();
         assert_eq!(d.iter().collect::<Vec<_>>(), [Some(-1), Some(19_700), None]);
         assert!(Arc::ptr_eq(s.column(0), b.column(0)));
+        // A dictionary of them: its values stored so, its keys kept.
+        let values = Arc::new(TimestampSecondArray::from(vec![7, -2])) as ArrayRef;
+        let dict = arrow_array::DictionaryArray::<arrow_array::types::Int8Type>::try_new(
+            vec![Some(1), None, Some(0)].into(),
+            values,
+        )
+        .unwrap();
+        let d = batch(vec![("when", Arc::new(dict) as ArrayRef)]);
+        let schema = stored_schema(&d.schema()).unwrap();
+        let s = to_stored(&d, &schema, "in.arrow").unwrap();
+        let dict = s.column(0).as_any_dictionary();
+        let ms = dict
+            .values()
+            .as_primitive::<arrow_array::types::TimestampMillisecondType>();
+        assert_eq!(ms.values().to_vec(), [7_000, -2_000]);
+        assert_eq!(dict.keys().logical_null_count(), 1);
         // Nothing to change: no schema.
         assert!(
             stored_schema(&Schema::new(vec![Field::new("x", DataType::Int64, true)])).is_none()
