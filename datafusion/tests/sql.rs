@@ -84,7 +84,8 @@ fn batch(rows: std::ops::Range<usize>) -> RecordBatch {
 }
 
 /// The key columns and, for each, the canonical Rust key of row `i` (the
-/// encoding table: integers as i64/u64, text as str, binary as bytes).
+/// encoding table: integers as i64/u64, text as str, binary as bytes, a
+/// date as its midnight's microseconds).
 const KEY_COLUMNS: [&str; 7] = ["i32", "i64", "u64", "s", "d", "b", "dt"];
 
 /// Whether `filter` holds row `i`'s key of `column`, asked through the
@@ -106,9 +107,11 @@ fn scalar_answer(filter: &BloomFilter, column: &str, i: usize) -> Option<bool> {
             filter.contains(v.value(d.keys().value(0) as usize))
         }
         "b" => filter.contains(a.as_binary::<i32>().value(0)),
-        "dt" => filter.contains(&i64::from(
-            a.as_any().downcast_ref::<Date32Array>().unwrap().value(0),
-        )),
+        // A date's key: its midnight's microseconds.
+        "dt" => filter.contains(
+            &(i64::from(a.as_any().downcast_ref::<Date32Array>().unwrap().value(0))
+                * 86_400_000_000),
+        ),
         other => panic!("no column {other}"),
     })
 }
