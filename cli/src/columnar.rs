@@ -254,7 +254,7 @@ impl Columnar {
     /// The record batches, each with the index of the Parquet row group it
     /// is from (0 for Arrow IPC), in input order; `column`: that column
     /// only. The iterator owns what it reads, so that a thread of its own
-    /// can run it ([`read_ahead`]).
+    /// can run it (`read_ahead`).
     pub fn batches(&self, column: Option<usize>) -> Result<Batches> {
         let name = self.name.clone();
         let what = self.format.name();
@@ -813,7 +813,7 @@ impl<W: Write + Send> ParquetSink<W> {
 pub enum Feed {
     /// Read on the calling thread.
     Here(Batches),
-    /// Read on a thread of its own ([`read_ahead`]).
+    /// Read on a thread of its own (`read_ahead`).
     Ahead(Receiver<Result<Option<(usize, RecordBatch)>>>),
 }
 
