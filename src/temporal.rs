@@ -6,8 +6,8 @@
 //! milliseconds in Polars and arrow-rs, microseconds in DuckDB, seconds or
 //! nanoseconds in pandas; a Parquet DATE written from `date64` is days in
 //! pyarrow and DuckDB, a Date64 in arrow-rs and a millisecond `Datetime` in
-//! Polars. A key that was the reader's count made one cell several keys.
-//! So every temporal value has one key, in one unit:
+//! Polars. A key that is the reader's count would make one cell several
+//! keys. So every temporal value has one key, in one unit:
 //!
 //! | value | key (an `i64`, hashed as its 8 little-endian bytes) |
 //! |---|---|
@@ -22,8 +22,9 @@
 //! which can only add false positives); a coarser one is multiplied,
 //! saturating at `i64::MIN` / `i64::MAX` beyond ±292,000 years (such
 //! values share the extreme key, whatever their unit, so the rule stays a
-//! function of the value). Floors and saturation are both monotone, so the
-//! same value in any unit gives the same key.
+//! function of the value). The key is the value's exact microseconds,
+//! floored and clamped to `i64`, so the same value in any unit gives the
+//! same key.
 
 #![forbid(unsafe_code)]
 

@@ -5,8 +5,8 @@ duration are microseconds, floored from finer units, saturating at the
 ``i64`` range from coarser ones. Engines read one Parquet column in
 different units and types (pyarrow's ``timestamp[s]`` is milliseconds in
 Polars and microseconds in DuckDB; its ``date64`` days in pyarrow and a
-millisecond datetime in Polars), so a key that was the reader's count made
-one cell several keys."""
+millisecond datetime in Polars), so a key that is the reader's count would
+make one cell several keys."""
 
 from __future__ import annotations
 
